@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/stepgate/stepgate/step"
+)
+
+// Workloads lists the workload names in the order `engine bench all` runs them.
+var workloadNames = []string{"raw", "w1", "w1fx", "w2"}
+
+// Workloads returns the names of every workload.
+func Workloads() []string { return append([]string(nil), workloadNames...) }
+
+// Options select and size a workload run.
+type Options struct {
+	// Workload is one of Workloads().
+	Workload string
+	// Sync is step.SyncInterval (default) or step.SyncAlways.
+	Sync string
+	// Quick runs a reduced size, for CI.
+	Quick bool
+	// Dir is where temporary data directories are made; default os.TempDir().
+	Dir string
+	// Log receives progress; default discards.
+	Log *slog.Logger
+	// Stderr receives the human summary; nil for none.
+	Stderr io.Writer
+}
+
+// Validate reports options that cannot run.
+func (o Options) Validate() error {
+	switch o.Sync {
+	case "", step.SyncInterval, step.SyncAlways:
+	default:
+		return fmt.Errorf("bench: sync %q: want interval or always", o.Sync)
+	}
+	for _, w := range workloadNames {
+		if w == o.Workload {
+			return nil
+		}
+	}
+	return fmt.Errorf("bench: unknown workload %q (have %v)", o.Workload, workloadNames)
+}
+
+func (o Options) sync() string {
+	if o.Sync == "" {
+		return step.SyncInterval
+	}
+	return o.Sync
+}
+
+// sizes of the workloads.
+type sizes struct {
+	rawMsgs int
+	w1Steps int
+	w2Runs  int
+	w2Steps int
+}
+
+func (o Options) sizes() sizes {
+	if o.Quick {
+		return sizes{rawMsgs: 2000, w1Steps: 200, w2Runs: 20, w2Steps: 10}
+	}
+	return sizes{rawMsgs: 10000, w1Steps: 1000, w2Runs: 20, w2Steps: 100}
+}

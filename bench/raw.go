@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/step"
+)
+
+// rawMessages builds n commits shaped as W1's: one echo call per step,
+// decided and settled in one commit, on one run subject.
+func rawMessages(n int) ([]*nats.Msg, error) {
+	ids := events.NewIDSource(nil)
+	now := time.Now().UTC()
+	run := ids.New(now)
+	sum := sha256.Sum256([]byte("echo"))
+	identity := hex.EncodeToString(sum[:])
+	rule := &events.Rule{Action: "*", Resource: "*", Effect: "allow", Source: "default"}
+	msgs := make([]*nats.Msg, n)
+	for i := range msgs {
+		text := echoText()
+		args, _ := json.Marshal(map[string]string{"text": text})
+		c := &events.Commit{ID: ids.New(now), Run: run, Step: i + 1, Kind: events.KindStep, At: now, Host: "bench",
+			Events: []events.Event{
+				events.ToolCallRequested{CallID: "c1", Tool: "echo", Args: args, Identity: identity},
+				events.PermissionDecided{CallID: "c1", Verdict: events.VerdictAllow, Reason: `allowed by rule * "*" (built-in default)`,
+					Rule: rule, Requests: []events.Request{{Action: "echo", Resources: []string{text}, Save: []string{"*"}}}},
+				events.ToolResultRecorded{CallID: "c1", Parts: []events.Part{{Type: "text", Text: text}}},
+				events.StepFinalized{Calls: 1},
+			}}
+		data, err := events.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		msgs[i] = &nats.Msg{Subject: events.RunSubject(run), Data: data,
+			Header: nats.Header{jetstream.MsgIDHeader: []string{c.ID}}}
+	}
+	return msgs, nil
+}
+
+// rawRates publishes W1-shaped commits straight to JetStream on a fresh
+// stream, with optimistic concurrency and de-duplication headers, first one
+// at a time, then with up to 256 in flight. It returns msgs/s of each.
+func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float64, err error) {
+	e, err := newEnv(ctx, o)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer e.close()
+	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
+		return 0, 0, err
+	}
+	msgs, err := rawMessages(n)
+	if err != nil {
+		return 0, 0, err
+	}
+	var last uint64
+	start := time.Now()
+	for _, m := range msgs {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
+		ack, err := e.js.PublishMsg(ctx, m)
+		if err != nil {
+			return 0, 0, fmt.Errorf("raw sync publish: %w", err)
+		}
+		last = ack.Sequence
+	}
+	syncRate = perSecond(n, time.Since(start))
+
+	// The same messages as a second run: new ids and subject, expectations
+	// known in advance because nothing else writes to the stream.
+	msgs, err = rawMessages(n)
+	if err != nil {
+		return 0, 0, err
+	}
+	ajs, err := jetstream.New(e.nc, jetstream.WithPublishAsyncMaxPending(256))
+	if err != nil {
+		return 0, 0, err
+	}
+	base := last
+	start = time.Now()
+	for i, m := range msgs {
+		expect := uint64(0)
+		if i > 0 {
+			expect = base + uint64(i)
+		}
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect, 10))
+		if _, err := ajs.PublishMsgAsync(m); err != nil {
+			return 0, 0, fmt.Errorf("raw async publish: %w", err)
+		}
+	}
+	select {
+	case <-ajs.PublishAsyncComplete():
+	case <-ctx.Done():
+		return 0, 0, ctx.Err()
+	}
+	asyncRate = perSecond(n, time.Since(start))
+	if got := ajs.PublishAsyncPending(); got != 0 {
+		return 0, 0, fmt.Errorf("raw async: %d publishes unacknowledged", got)
+	}
+	return syncRate, asyncRate, nil
+}
+
+func runRaw(ctx context.Context, o Options) (Result, error) {
+	s, a, err := rawRates(ctx, o, o.sizes().rawMsgs)
+	if err != nil {
+		return nil, err
+	}
+	r := newResult(o)
+	r["sync_msgs_per_s"], r["async_msgs_per_s"] = s, a
+	return r, nil
+}

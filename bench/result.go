@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Result is one workload's JSON line. Keys are stable: tools read them.
+type Result map[string]any
+
+func newResult(o Options) Result {
+	return Result{"workload": o.Workload, "sync": o.sync(), "quick": o.Quick}
+}
+
+// percentile returns the p-th percentile (0–100) of ds in milliseconds.
+func percentile(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	i = max(0, min(i, len(s)-1))
+	return ms(s[i])
+}
+
+func ms(d time.Duration) float64 { return round(float64(d) / float64(time.Millisecond)) }
+
+func perSecond(n int, d time.Duration) float64 { return math.Round(float64(n) / d.Seconds()) }
+
+func round(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round(a / b)
+}

@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Run runs one workload and writes its JSON line to out.
+func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	var (
+		r   Result
+		err error
+	)
+	switch o.Workload {
+	case "raw":
+		r, err = runRaw(ctx, o)
+	case "w1":
+		r, err = runW1(ctx, o, "echo")
+	case "w1fx":
+		r, err = runW1(ctx, o, "echo_fx")
+	case "w2":
+		r, err = runW2(ctx, o)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench %s: %w", o.Workload, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fmt.Fprintf(out, "%s\n", b); err != nil {
+		return nil, err
+	}
+	if o.Stderr != nil {
+		summary(o.Stderr, r)
+	}
+	return r, nil
+}
+
+func summary(w io.Writer, r Result) {
+	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
+	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
+		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio"} {
+		if v, ok := r[k]; ok {
+			fmt.Fprintf(w, " %s=%v", k, v)
+		}
+	}
+	fmt.Fprintln(w)
+}

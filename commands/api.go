@@ -1,0 +1,121 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// API is what a client may ask: the in-process [Engine] and a remote client of
+// the NATS service both implement it. Every method is safe for concurrent use
+// and honours ctx; errors carry a stable [Code].
+type API interface {
+	StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error)
+	Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error)
+	SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error)
+	EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error)
+	Runs(ctx context.Context) ([]RunSummary, error)
+	Show(ctx context.Context, req ShowRequest) (*projection.Run, error)
+}
+
+// StartRunRequest starts a run of an agent in a location.
+type StartRunRequest struct {
+	// Agent names the agent whose rules apply; default "build". An unknown
+	// agent gets a deny-all ruleset.
+	Agent string `json:"agent,omitempty"`
+	// Location is the absolute path of the workspace root; it must exist.
+	Location string `json:"location"`
+	// Project groups runs for saved approvals; default: derived from the location.
+	Project string `json:"project,omitempty"`
+	// Rules are per-run overrides appended after the agent's rules. They may
+	// only narrow: effects deny or ask.
+	Rules []gate.Rule `json:"rules,omitempty"`
+	// DisableTools narrows the run to DenyAll: nothing is advertised and every
+	// call is blocked.
+	DisableTools bool `json:"disable_tools,omitempty"`
+}
+
+// RunInfo answers StartRun.
+type RunInfo struct {
+	Run     string  `json:"run"`
+	Catalog Catalog `json:"catalog"`
+}
+
+// MaterializeRequest asks for a run's visible tools at the start of a turn.
+type MaterializeRequest struct {
+	Run string `json:"run"`
+}
+
+// ToolDef is one tool as the model sees it.
+type ToolDef struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+}
+
+// Catalog is the set of tools visible to a run, with its fingerprint.
+type Catalog struct {
+	Fingerprint string    `json:"fingerprint"`
+	Tools       []ToolDef `json:"tools"`
+}
+
+// CallRequest is one tool call of a step, as the model made it.
+type CallRequest struct {
+	ID   string          `json:"id"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// SubmitStepRequest submits one model turn's calls, in model order.
+type SubmitStepRequest struct {
+	Run   string        `json:"run"`
+	Step  int           `json:"step"`
+	Calls []CallRequest `json:"calls"`
+}
+
+// CallResult is what the model gets back for one call.
+type CallResult struct {
+	CallID  string `json:"call_id"`
+	Tool    string `json:"tool"`
+	Verdict string `json:"verdict"`
+	// Rule is the rule that decided, if one matched.
+	Rule    *gate.Rule      `json:"rule,omitempty"`
+	Content string          `json:"content"`
+	IsError bool            `json:"is_error,omitempty"`
+	Parts   []ResultPart    `json:"parts,omitempty"`
+	Output  json.RawMessage `json:"structured,omitempty"`
+}
+
+// ResultPart is a non-text part of a result (media).
+type ResultPart struct {
+	Type string `json:"type"`
+	MIME string `json:"mime,omitempty"`
+	Data []byte `json:"data,omitempty"`
+}
+
+// StepOutcome answers SubmitStep once the step is final: one result per call,
+// in model order.
+type StepOutcome struct {
+	Run     string       `json:"run"`
+	Step    int          `json:"step"`
+	Final   bool         `json:"final"`
+	Results []CallResult `json:"results"`
+}
+
+// EndRunRequest ends a run.
+type EndRunRequest struct {
+	Run    string `json:"run"`
+	Cause  string `json:"cause,omitempty"` // default completed
+	Reason string `json:"reason,omitempty"`
+}
+
+// ShowRequest asks for one run in full.
+type ShowRequest struct {
+	Run string `json:"run"`
+}
+
+// RunSummary is one line of a run listing.
+type RunSummary = projection.Summary

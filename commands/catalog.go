@@ -1,0 +1,86 @@
+package commands
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// catalog computes the tools visible under rules and narrowing: the registry
+// minus tools whose action is wholly denied; nothing under DenyAll. This is
+// visibility, not authorization.
+func (e *Engine) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.CatalogAdvertised) {
+	var cat Catalog
+	var adv events.CatalogAdvertised
+	h := sha256.New()
+	if n == gate.Configured {
+		for _, t := range e.tools.Tools() {
+			d := t.Descriptor()
+			if gate.WhollyDenied(d.Action, rules) {
+				continue
+			}
+			cat.Tools = append(cat.Tools, ToolDef{Name: d.Name, Description: d.Description,
+				InputSchema: d.InputSchema, OutputSchema: d.OutputSchema})
+			adv.Tools = append(adv.Tools, events.AdvertisedTool{Name: d.Name, Identity: t.Identity()})
+			fmt.Fprintf(h, "%s\x00%s\x00", d.Name, t.Identity())
+		}
+	}
+	cat.Fingerprint = hex.EncodeToString(h.Sum(nil))
+	adv.Fingerprint = cat.Fingerprint
+	return cat, adv
+}
+
+// Materialize returns the tools visible to the run now. When the catalogue
+// differs from the one the run last advertised (a tool was replaced), the new
+// identities are committed before they are returned, so every host checks
+// later calls against what the model was shown.
+func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
+	unlock := e.lockRun(req.Run)
+	defer unlock()
+	var (
+		rules   gate.Ruleset
+		n       gate.Narrowing
+		current string
+		last    uint64
+		status  projection.Status
+	)
+	if err := e.viewRun(req.Run, func(r *projection.Run) {
+		cfg := e.config(r)
+		rules, n = cfg.rules, cfg.narrowing
+		current, last, status = r.Catalog.Fingerprint, r.LastSeq, r.Status
+	}); err != nil {
+		return nil, err
+	}
+	if status == projection.StatusEnded {
+		return nil, fmt.Errorf("materialize run %s: %w", req.Run, ErrRunNotActive)
+	}
+	cat, adv := e.catalog(rules, n)
+	if cat.Fingerprint != current {
+		c := e.newCommit(req.Run, 0, events.KindCatalog, adv)
+		if _, err := e.commit(ctx, c, last); err != nil {
+			return nil, fmt.Errorf("materialize run %s: %w", req.Run, err)
+		}
+	}
+	return &cat, nil
+}
+
+// viewRun calls fn with the run under the projector's lock, or returns
+// ErrRunNotFound.
+func (e *Engine) viewRun(run string, fn func(r *projection.Run)) error {
+	if !events.ValidID(run) {
+		return fmt.Errorf("run %q: %w", run, ErrRunNotFound)
+	}
+	ok, err := e.proj.View(run, fn)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", run, err)
+	}
+	if !ok {
+		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// EndRun ends a run with a cause (default completed). Ended absorbs: a second
+// EndRun, like any later command on the run, gets [ErrRunNotActive].
+func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
+	if req.Cause == "" {
+		req.Cause = events.CauseCompleted
+	}
+	switch req.Cause {
+	case events.CauseCompleted, events.CauseDeclined, events.CauseCancelled, events.CauseFailed:
+	default:
+		return nil, fmt.Errorf("end run %s: cause %q: want completed, declined, cancelled or failed: %w", req.Run, req.Cause, ErrInvalidRequest)
+	}
+	unlock := e.lockRun(req.Run)
+	defer unlock()
+	var (
+		last   uint64
+		status projection.Status
+	)
+	if err := e.viewRun(req.Run, func(r *projection.Run) { last, status = r.LastSeq, r.Status }); err != nil {
+		return nil, err
+	}
+	if status == projection.StatusEnded {
+		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
+	}
+	c := e.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})
+	if _, err := e.commit(ctx, c, last); err != nil {
+		return nil, fmt.Errorf("end run %s: %w", req.Run, err)
+	}
+	e.forget(req.Run)
+	return e.summary(req.Run)
+}

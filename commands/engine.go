@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// Config configures an [Engine]. The zero value is usable except for the
+// fields marked required.
+type Config struct {
+	// Host names this host in its commits; default the OS host name.
+	Host string
+	// Version is the engine version pinned in every RunStarted.
+	Version string
+	// ToolOutputDir is where spilled tool output lives (allowed for
+	// external_directory by the build agent's defaults).
+	ToolOutputDir string
+	// Limits are the tool-output bounds pinned for new runs; zero fields take
+	// the defaults (2000 lines, 51200 bytes).
+	Limits events.OutputLimits
+	// Clock returns the current time; default time.Now.
+	Clock func() time.Time
+	// IDs issues ULIDs; default a crypto/rand source.
+	IDs *events.IDSource
+	// Logger receives best-effort warnings; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Engine handles commands against one log. All methods are safe for
+// concurrent use; several Engines (hosts) may share one log, and the log's
+// optimistic concurrency decides between them.
+type Engine struct {
+	log   *step.Log
+	proj  *projection.Projector
+	tools *executor.Registry
+	cfg   Config
+
+	seed    maphash.Seed
+	locks   [256]sync.Mutex // striped per-run locks: one committer per run per host
+	configs sync.Map        // run id → *runConfig
+}
+
+// New returns an engine. The projector must be following the same log (see
+// projection.Projector.Follow) for other hosts' commits to become visible.
+func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cfg Config) (*Engine, error) {
+	if log == nil || proj == nil || tools == nil {
+		return nil, fmt.Errorf("commands: log, projector and tools are required: %w", ErrInvalidRequest)
+	}
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Limits.MaxLines == 0 {
+		cfg.Limits.MaxLines = 2000
+	}
+	if cfg.Limits.MaxBytes == 0 {
+		cfg.Limits.MaxBytes = 51200
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.IDs == nil {
+		cfg.IDs = events.NewIDSource(nil)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, seed: maphash.MakeSeed()}, nil
+}
+
+// lockRun serialises this host's commits to one run.
+func (e *Engine) lockRun(run string) func() {
+	m := &e.locks[maphash.String(e.seed, run)%uint64(len(e.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// commit appends c to its run with expectation last and folds it into the
+// projection at once (read-your-writes).
+func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+	seq, err := e.log.Commit(ctx, c, last)
+	if err != nil {
+		return 0, err
+	}
+	if err := e.proj.ApplyOwn(seq, c); err != nil {
+		return 0, fmt.Errorf("fold own commit %s at %d: %w", c.ID, seq, err)
+	}
+	return seq, nil
+}
+
+// refresh folds the run's commits this host has not seen yet (after losing a
+// commit race) and returns the run's new last sequence.
+func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
+	tail, err := e.log.ReadRun(ctx, run, after)
+	if err != nil {
+		return fmt.Errorf("refresh run %s: %w", run, err)
+	}
+	for _, s := range tail {
+		if err := e.proj.ApplyOwn(s.Seq, s.Commit); err != nil {
+			return fmt.Errorf("refresh run %s: %w", run, err)
+		}
+	}
+	return nil
+}
+
+// newCommit builds an envelope for run.
+func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
+	now := e.cfg.Clock()
+	return &events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
+}

@@ -1,0 +1,87 @@
+package commands
+
+import (
+	"errors"
+
+	"github.com/stepgate/stepgate/step"
+)
+
+// Sentinel errors a client branches on. [Code] maps each to a stable code.
+var (
+	// ErrInvalidRequest means the request itself is malformed.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrRunNotFound means no run has that id.
+	ErrRunNotFound = errors.New("run not found")
+	// ErrRunNotActive means the run has ended; Ended absorbs.
+	ErrRunNotActive = errors.New("run is not active")
+	// ErrStepOrder means a step number that is not the run's next step, or a
+	// step submitted while the previous one is not final.
+	ErrStepOrder = errors.New("step out of order")
+	// ErrConflict means the step was committed with other calls, or another
+	// host committed first: refresh and decide again.
+	ErrConflict = errors.New("conflict")
+)
+
+// Stable error codes of the API.
+const (
+	CodeInvalidInput = "invalid_input"
+	CodeRunNotFound  = "run_not_found"
+	CodeRunNotActive = "run_not_active"
+	CodeStepOrder    = "step_order"
+	CodeConflict     = "conflict"
+	CodeInternal     = "internal"
+)
+
+// sentinel returns the error a code stands for (nil for unknown codes).
+func sentinel(code string) error {
+	switch code {
+	case CodeInvalidInput:
+		return ErrInvalidRequest
+	case CodeRunNotFound:
+		return ErrRunNotFound
+	case CodeRunNotActive:
+		return ErrRunNotActive
+	case CodeStepOrder:
+		return ErrStepOrder
+	case CodeConflict:
+		return ErrConflict
+	}
+	return nil
+}
+
+// Code returns the stable code of err ("" for nil, "internal" for errors
+// without one).
+func Code(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if errors.Is(err, step.ErrConflict) {
+		return CodeConflict
+	}
+	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict} {
+		if errors.Is(err, sentinel(code)) {
+			return code
+		}
+	}
+	return CodeInternal
+}
+
+// Error is an error received from a remote engine: its stable code and
+// message. errors.Is matches it against the sentinel of its code, so client
+// code branches the same way on local and remote errors.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is reports whether target is the sentinel of e's code.
+func (e *Error) Is(target error) bool {
+	s := sentinel(e.Code)
+	return s != nil && s == target
+}

@@ -1,0 +1,44 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// outcomeOf is the recorded outcome of a final step.
+func outcomeOf(run string, s *projection.Step) *StepOutcome {
+	o := &StepOutcome{Run: run, Step: s.N, Final: s.Final, Results: make([]CallResult, 0, len(s.Calls))}
+	for _, c := range s.Calls {
+		var d events.PermissionDecided
+		if c.Decision != nil {
+			d = *c.Decision
+		}
+		var r events.ToolResultRecorded
+		if c.Result != nil {
+			r = *c.Result
+		}
+		o.Results = append(o.Results, callResult(c.ID, c.Tool, d, r))
+	}
+	return o
+}
+
+// callResult renders one call's result for the client.
+func callResult(id, tool string, d events.PermissionDecided, r events.ToolResultRecorded) CallResult {
+	cr := CallResult{CallID: id, Tool: tool, Verdict: d.Verdict, IsError: r.IsError, Output: r.Structured}
+	if d.Rule != nil {
+		rule := fromEventRule(*d.Rule)
+		cr.Rule = &rule
+	}
+	var text []string
+	for _, p := range r.Parts {
+		if p.Type == "text" {
+			text = append(text, p.Text)
+			continue
+		}
+		cr.Parts = append(cr.Parts, ResultPart{Type: p.Type, MIME: p.MIME, Data: p.Data})
+	}
+	cr.Content = strings.Join(text, "\n")
+	return cr
+}

@@ -1,0 +1,241 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// ConfirmationUnavailable is the reason given for calls that need a human's
+// confirmation, until confirmations are built.
+const ConfirmationUnavailable = "confirmation is not available yet"
+
+// plan is one step decided: per call, what was asked, the verdict and (after
+// execute) the result.
+type plan struct {
+	run   string
+	step  int
+	last  uint64 // the run's last sequence when the step was decided
+	calls []*planned
+}
+
+// planned is one call of a plan.
+type planned struct {
+	req      CallRequest
+	identity string
+	tool     *executor.Tool
+	prepared *executor.Prepared
+	verdict  events.PermissionDecided
+	rule     *gate.Rule
+	result   *executor.Result // set for calls refused before execution, and after execute
+}
+
+func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
+
+// plan decides every call of req against the run as the projection holds it.
+// When the step was already committed it returns the recorded outcome (same
+// calls) or ErrConflict (other calls).
+func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
+	p := &plan{run: req.Run, step: req.Step}
+	var (
+		recorded *StepOutcome
+		err      error
+		cfg      *runConfig
+	)
+	verr := e.viewRun(req.Run, func(r *projection.Run) {
+		if r.Status == projection.StatusEnded {
+			e.forget(r.ID)
+			err = fmt.Errorf("submit step %d: run %s: %w", req.Step, req.Run, ErrRunNotActive)
+			return
+		}
+		if s := r.Step(req.Step); s != nil {
+			if !sameCalls(s, req.Calls) {
+				err = fmt.Errorf("step %d of run %s was committed with other calls: %w", req.Step, req.Run, ErrConflict)
+			} else if !s.Final {
+				err = fmt.Errorf("step %d of run %s is still being settled: %w", req.Step, req.Run, ErrConflict)
+			} else {
+				recorded = outcomeOf(r.ID, s)
+			}
+			return
+		}
+		if req.Step != len(r.Steps)+1 {
+			err = fmt.Errorf("step %d of run %s: the next step is %d: %w", req.Step, req.Run, len(r.Steps)+1, ErrStepOrder)
+			return
+		}
+		if prev := r.Step(req.Step - 1); prev != nil && !prev.Final {
+			err = fmt.Errorf("step %d of run %s: step %d is not final: %w", req.Step, req.Run, prev.N, ErrStepOrder)
+			return
+		}
+		p.last, cfg = r.LastSeq, e.config(r)
+	})
+	if verr != nil {
+		return nil, nil, verr
+	}
+	if err != nil || recorded != nil {
+		return nil, recorded, err
+	}
+	p.calls = make([]*planned, 0, len(req.Calls))
+	for _, cr := range req.Calls {
+		call := executor.Call{Run: req.Run, Agent: cfg.agent, Step: req.Step, CallID: cr.ID, Location: cfg.location}
+		p.calls = append(p.calls, e.decide(call, cr, cfg))
+	}
+	return p, nil, nil
+}
+
+// decide takes one call through the four decisions, in order: visibility,
+// availability, input, permission. Only the last can allow.
+func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *planned {
+	c := &planned{req: cr}
+	refuse := func(msg string) *planned {
+		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictReject, Reason: msg}
+		r := executor.ErrorResult(msg)
+		c.result = &r
+		return c
+	}
+	if cfg.narrowing != gate.Configured {
+		return e.block(c, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
+	}
+	identity, advertised := cfg.catalog[cr.Tool]
+	if !advertised {
+		return refuse(executor.UnknownTool(cr.Tool))
+	}
+	c.identity = identity
+	tool, installed := e.tools.Lookup(cr.Tool)
+	if !installed {
+		return refuse(executor.NotInstalled(cr.Tool))
+	}
+	if tool.Identity() != identity {
+		return refuse(executor.StaleTool(cr.Tool))
+	}
+	prepared, err := tool.Prepare(call, cr.Args)
+	if err != nil {
+		var ie *executor.InputError
+		if errors.As(err, &ie) {
+			return refuse(ie.Error())
+		}
+		return refuse(executor.InvalidInput(err.Error()))
+	}
+	c.tool, c.prepared = tool, prepared
+	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, nil)
+	switch v.Kind {
+	case gate.KindAllow:
+		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
+			Rule: ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
+		c.rule = v.Rule
+		return c
+	case gate.KindConfirm:
+		c.verdict.Requests = toEventRequests(v.Asked)
+		return e.block(c, gate.Verdict{Kind: gate.KindBlock, Reason: ConfirmationUnavailable, Rule: v.Rule})
+	default:
+		c.verdict.Requests = toEventRequests(prepared.Requests())
+		return e.block(c, v)
+	}
+}
+
+// block settles c as blocked by v; the model reads "blocked: <reason>".
+func (e *Engine) block(c *planned, v gate.Verdict) *planned {
+	reqs := c.verdict.Requests
+	c.verdict = events.PermissionDecided{CallID: c.req.ID, Verdict: events.VerdictBlock, Reason: v.Reason,
+		Rule: ruleRef(v.Rule), Requests: reqs}
+	c.rule = v.Rule
+	r := executor.ErrorResult("blocked: " + v.Reason)
+	c.result = &r
+	return c
+}
+
+func ruleRef(r *gate.Rule) *events.Rule {
+	if r == nil {
+		return nil
+	}
+	er := toEventRule(*r)
+	return &er
+}
+
+// oneCommit reports whether the step can be decided and settled in one
+// commit: no allowed call has an effect that must be guarded by a pre-effect
+// commit.
+func (p *plan) oneCommit() bool {
+	for _, c := range p.calls {
+		if c.allowed() && c.tool.Descriptor().Effect == descriptor.SideEffecting {
+			return false
+		}
+	}
+	return true
+}
+
+// execute runs the allowed calls, concurrently when there are several; each
+// result lands in its own call, so model order is kept whatever order they
+// finish in.
+func (p *plan) execute(ctx context.Context) {
+	var allowed []*planned
+	for _, c := range p.calls {
+		if c.allowed() {
+			allowed = append(allowed, c)
+		}
+	}
+	run := func(c *planned) {
+		r := c.prepared.Run(ctx)
+		c.result = &r
+	}
+	if len(allowed) == 1 {
+		run(allowed[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range allowed {
+		wg.Go(func() { run(c) })
+	}
+	wg.Wait()
+}
+
+// decideEvents are the events that precede any effect.
+func (p *plan) decideEvents() []events.Event {
+	evs := make([]events.Event, 0, 3*len(p.calls))
+	for _, c := range p.calls {
+		evs = append(evs, events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Args: c.req.Args, Identity: c.identity}, c.verdict)
+		if c.allowed() && c.tool.Descriptor().Effect != descriptor.ReadOnly {
+			evs = append(evs, events.ToolCallStarted{CallID: c.req.ID, Attempt: 1})
+		}
+	}
+	return evs
+}
+
+// settleEvents record every call's result and finalize the step.
+func (p *plan) settleEvents() []events.Event {
+	evs := make([]events.Event, 0, len(p.calls)+1)
+	for _, c := range p.calls {
+		evs = append(evs, toEventResult(c.req.ID, *c.result))
+	}
+	return append(evs, events.StepFinalized{Calls: len(p.calls)})
+}
+
+// outcome is what the model gets: every result, in model order.
+func (p *plan) outcome() *StepOutcome {
+	o := &StepOutcome{Run: p.run, Step: p.step, Final: true, Results: make([]CallResult, len(p.calls))}
+	for i, c := range p.calls {
+		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, toEventResult(c.req.ID, *c.result))
+	}
+	return o
+}
+
+// sameJSON reports whether two JSON documents are equal as values (null and
+// absent are the same).
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if len(a) > 0 && json.Unmarshal(a, &va) != nil {
+		return false
+	}
+	if len(b) > 0 && json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

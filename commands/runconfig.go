@@ -1,0 +1,47 @@
+package commands
+
+import (
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// runConfig is what deciding a call needs from a run, converted once per run
+// (and again only when its catalogue changes) rather than on every step.
+type runConfig struct {
+	fingerprint string
+	agent       string
+	location    string
+	rules       gate.Ruleset
+	narrowing   gate.Narrowing
+	catalog     map[string]string // advertised name → identity
+}
+
+// config returns the run's decision inputs, from the cache when its
+// catalogue fingerprint still matches. Called under the projector's view of r.
+func (e *Engine) config(r *projection.Run) *runConfig {
+	if v, ok := e.configs.Load(r.ID); ok {
+		if c := v.(*runConfig); c.fingerprint == r.Catalog.Fingerprint {
+			return c
+		}
+	}
+	c := &runConfig{
+		fingerprint: r.Catalog.Fingerprint,
+		agent:       r.Snapshot.Agent,
+		location:    r.Snapshot.Location,
+		rules:       fromEventRules(r.Snapshot.Rules),
+		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
+		catalog:     make(map[string]string, len(r.Catalog.Tools)),
+	}
+	var n gate.Narrowing
+	if err := n.UnmarshalText([]byte(r.Snapshot.Narrowing)); err == nil {
+		c.narrowing = n
+	}
+	for _, t := range r.Catalog.Tools {
+		c.catalog[t.Name] = t.Identity
+	}
+	e.configs.Store(r.ID, c)
+	return c
+}
+
+// forget drops a run's cached configuration (the run ended).
+func (e *Engine) forget(run string) { e.configs.Delete(run) }

@@ -1,0 +1,80 @@
+package commands
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/gate"
+)
+
+// StartRun starts a run and pins its snapshot: the agent's resolved ruleset
+// with sources, the run's overrides, narrowing, output limits and the engine
+// version. The start commit also records the first advertised catalogue.
+func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
+	if req.Agent == "" {
+		req.Agent = "build"
+	}
+	if err := checkLocation(req.Location); err != nil {
+		return nil, err
+	}
+	for _, r := range req.Rules {
+		if err := checkOverride(r); err != nil {
+			return nil, err
+		}
+	}
+	if req.Project == "" {
+		sum := sha256.Sum256([]byte(req.Location))
+		req.Project = hex.EncodeToString(sum[:8])
+	}
+	rules := agentRules(req.Agent, e.cfg.ToolOutputDir)
+	for _, r := range req.Rules {
+		r.Source = gate.SourceRun
+		rules = append(rules, r)
+	}
+	narrowing := gate.Configured
+	if req.DisableTools {
+		narrowing = gate.DenyAll
+	}
+	cat, adv := e.catalog(rules, narrowing)
+	run := e.cfg.IDs.New(e.cfg.Clock())
+	started := events.RunStarted{
+		Agent: req.Agent, Location: req.Location, Project: req.Project,
+		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: e.cfg.Limits,
+		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version,
+	}
+	c := e.newCommit(run, 0, events.KindStart, started, adv)
+	if _, err := e.commit(ctx, c, 0); err != nil {
+		return nil, fmt.Errorf("start run: %w", err)
+	}
+	return &RunInfo{Run: run, Catalog: cat}, nil
+}
+
+func checkLocation(loc string) error {
+	if loc == "" || !filepath.IsAbs(loc) || filepath.Clean(loc) != loc {
+		return fmt.Errorf("location %q: must be a clean absolute path: %w", loc, ErrInvalidRequest)
+	}
+	fi, err := os.Stat(loc)
+	if err != nil {
+		return fmt.Errorf("location %q: %w: %w", loc, ErrInvalidRequest, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("location %q: not a directory: %w", loc, ErrInvalidRequest)
+	}
+	return nil
+}
+
+// checkOverride accepts run overrides that can only narrow.
+func checkOverride(r gate.Rule) error {
+	switch {
+	case r.Action == "" || r.Resource == "":
+		return fmt.Errorf("run rule %s: action and resource are required: %w", r, ErrInvalidRequest)
+	case r.Effect != gate.Deny && r.Effect != gate.Ask:
+		return fmt.Errorf("run rule %s: effect %q: a run override may only narrow (deny or ask): %w", r, r.Effect, ErrInvalidRequest)
+	}
+	return nil
+}

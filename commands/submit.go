@@ -1,0 +1,137 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// maxSettleRetries bounds how often a settle commit is retried after another
+// host committed to the run in between (the results are this host's alone).
+const maxSettleRetries = 3
+
+// SubmitStep decides, executes and commits one model turn's calls and returns
+// their results in model order once every call is terminal.
+//
+// Each call passes visibility, availability, input and permission before any
+// effect. A step whose allowed calls are all read-only or idempotent is one
+// commit; otherwise a decide commit (verdicts and ToolCallStarted) precedes
+// every effect and a settle commit records the results. A step already
+// committed with the same calls returns its recorded outcome; with other
+// calls, [ErrConflict]. A host that loses the commit race for the step
+// executes nothing with an effect and returns [ErrConflict].
+func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
+	if err := checkSubmit(req); err != nil {
+		return nil, err
+	}
+	unlock := e.lockRun(req.Run)
+	defer unlock()
+
+	p, recorded, err := e.plan(req)
+	if err != nil || recorded != nil {
+		return recorded, err
+	}
+	if p.oneCommit() {
+		p.execute(ctx)
+		c := e.newCommit(req.Run, req.Step, events.KindStep, append(p.decideEvents(), p.settleEvents()...)...)
+		if _, err := e.commit(ctx, c, p.last); err != nil {
+			return e.lostRace(ctx, req, p.last, err)
+		}
+		return p.outcome(), nil
+	}
+	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents()...)
+	seq, err := e.commit(ctx, decide, p.last)
+	if err != nil {
+		return e.lostRace(ctx, req, p.last, err)
+	}
+	p.execute(ctx)
+	if err := e.settle(ctx, req, p, seq); err != nil {
+		return nil, err
+	}
+	return p.outcome(), nil
+}
+
+// settle commits the results of p after its decide commit at seq, retrying
+// when another host appended to the run in between.
+func (e *Engine) settle(ctx context.Context, req SubmitStepRequest, p *plan, last uint64) error {
+	for attempt := 0; ; attempt++ {
+		c := e.newCommit(req.Run, req.Step, events.KindSettle, p.settleEvents()...)
+		_, err := e.commit(ctx, c, last)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
+			return fmt.Errorf("settle step %d of run %s: %w", req.Step, req.Run, err)
+		}
+		if err := e.refresh(ctx, req.Run, last); err != nil {
+			return err
+		}
+		var stillOpen bool
+		if err := e.viewRun(req.Run, func(r *projection.Run) {
+			last = r.LastSeq
+			s := r.Step(req.Step)
+			stillOpen = s != nil && !s.Final
+		}); err != nil {
+			return err
+		}
+		if !stillOpen {
+			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", req.Step, req.Run, ErrConflict)
+		}
+	}
+}
+
+// lostRace handles a failed step commit: after a lost race the run is
+// refreshed and the submission decided again against it — the recorded
+// outcome for the same calls, a conflict for others.
+func (e *Engine) lostRace(ctx context.Context, req SubmitStepRequest, last uint64, err error) (*StepOutcome, error) {
+	if !errors.Is(err, step.ErrConflict) {
+		return nil, fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, err)
+	}
+	if rerr := e.refresh(ctx, req.Run, last); rerr != nil {
+		return nil, errors.Join(fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, ErrConflict), rerr)
+	}
+	_, recorded, perr := e.plan(req)
+	if recorded != nil {
+		return recorded, nil
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
+}
+
+func checkSubmit(req SubmitStepRequest) error {
+	if req.Step < 1 {
+		return fmt.Errorf("step %d: steps are numbered from 1: %w", req.Step, ErrInvalidRequest)
+	}
+	if len(req.Calls) == 0 {
+		return fmt.Errorf("step %d: no calls: %w", req.Step, ErrInvalidRequest)
+	}
+	seen := make(map[string]bool, len(req.Calls))
+	for _, c := range req.Calls {
+		if c.ID == "" {
+			return fmt.Errorf("step %d: a call without id: %w", req.Step, ErrInvalidRequest)
+		}
+		if len(c.Args) > 0 && !json.Valid(c.Args) {
+			return fmt.Errorf("step %d: the arguments of call %q are not JSON: %w", req.Step, c.ID, ErrInvalidRequest)
+		}
+		if seen[c.ID] {
+			return fmt.Errorf("step %d: call id %q twice: %w", req.Step, c.ID, ErrInvalidRequest)
+		}
+		seen[c.ID] = true
+	}
+	return nil
+}
+
+// sameCalls reports whether a recorded step holds exactly the submitted calls.
+func sameCalls(s *projection.Step, calls []CallRequest) bool {
+	return slices.EqualFunc(s.Calls, calls, func(a projection.Call, b CallRequest) bool {
+		return a.ID == b.ID && a.Tool == b.Tool && sameJSON(a.Args, b.Args)
+	})
+}

@@ -1,0 +1,89 @@
+package events_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/events"
+	"pgregory.net/rapid"
+)
+
+// anyString draws strings with quotes, backslashes, control characters,
+// multibyte runes and invalid UTF-8.
+func anyString(t *rapid.T, label string) string {
+	return rapid.OneOf(
+		rapid.String(),
+		rapid.StringOf(rapid.SampledFrom([]rune{'"', '\\', '\n', '\t', 0, 0x1f, 'é', '💥', '\u2028', 'a', '<', '&'})),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
+	).Draw(t, label)
+}
+
+func anyStrings(t *rapid.T, label string) []string {
+	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string { return anyString(t, "s") }), 0, 3).Draw(t, label)
+}
+
+// The hand-written encoders of the hot events decode to exactly what
+// encoding/json's encoding of the same values decodes to.
+func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var rule *events.Rule
+		if rapid.Bool().Draw(t, "rule") {
+			rule = &events.Rule{Action: anyString(t, "a"), Resource: anyString(t, "r"), Effect: "allow", Source: anyString(t, "src")}
+		}
+		var reqs []events.Request
+		for range rapid.IntRange(0, 2).Draw(t, "reqs") {
+			reqs = append(reqs, events.Request{Action: anyString(t, "ra"), Resources: anyStrings(t, "res"), Save: anyStrings(t, "save")})
+		}
+		var parts []events.Part
+		for range rapid.IntRange(0, 3).Draw(t, "parts") {
+			parts = append(parts, events.Part{Type: anyString(t, "pt"), Text: anyString(t, "text"), MIME: anyString(t, "mime"),
+				Data: rapid.SliceOf(rapid.Byte()).Draw(t, "data")})
+		}
+		args, _ := json.Marshal(map[string]string{"text": anyString(t, "arg")})
+		evs := []events.Event{
+			events.ToolCallRequested{CallID: anyString(t, "id"), Tool: anyString(t, "tool"), Args: args, Identity: anyString(t, "ident")},
+			events.PermissionDecided{CallID: anyString(t, "id"), Verdict: "allow", Reason: anyString(t, "reason"), Rule: rule, Requests: reqs},
+			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
+			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err")},
+			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
+		}
+		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Events: evs}
+		got, err := events.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := events.Unmarshal(got)
+		if err != nil {
+			t.Fatalf("hand encoding does not decode: %v\n%s", err, got)
+		}
+		for i, e := range evs {
+			ref, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := reflectNew(e)
+			if err := json.Unmarshal(ref, want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(deref(want), dec.Events[i]); diff != "" {
+				t.Fatalf("%s: (-encoding/json +hand):\n%s", e.EventType(), diff)
+			}
+		}
+	})
+}
+
+func TestMarshalRefusesInvalidRawJSON(t *testing.T) {
+	for _, e := range []events.Event{
+		events.ToolCallRequested{CallID: "a", Tool: "echo", Args: json.RawMessage(`{"text":`)},
+		events.ToolResultRecorded{CallID: "a", Structured: json.RawMessage(`nope`)},
+		events.Unknown{Type: "X", V: 1, Data: json.RawMessage(`{`)},
+	} {
+		c := &events.Commit{ID: "x", Kind: events.KindStep, Events: []events.Event{e}}
+		if _, err := events.Marshal(c); !errors.Is(err, events.ErrMalformed) {
+			t.Errorf("%s with invalid JSON: %v, want ErrMalformed", e.EventType(), err)
+		}
+	}
+}

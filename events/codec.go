@@ -1,0 +1,167 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Version returns the schema version this build writes for an event type, or
+// 0 for a type it does not know.
+func Version(eventType string) int {
+	switch eventType {
+	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
+		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
+		TypeStepFinalized, TypeRunEnded:
+		return 1
+	}
+	return 0
+}
+
+// wireEvent is an event as stored: its type, schema version and payload.
+type wireEvent struct {
+	Type string          `json:"type"`
+	V    int             `json:"v"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// wireCommit is the stored form of a [Commit].
+type wireCommit struct {
+	ID     string      `json:"id"`
+	Run    string      `json:"run,omitempty"`
+	Step   int         `json:"step,omitempty"`
+	Kind   Kind        `json:"kind"`
+	At     time.Time   `json:"at"`
+	Host   string      `json:"host,omitempty"`
+	Events []wireEvent `json:"events"`
+}
+
+// envelope is the stored form of a commit's fields other than its events.
+type envelope struct {
+	ID   string    `json:"id"`
+	Run  string    `json:"run,omitempty"`
+	Step int       `json:"step,omitempty"`
+	Kind Kind      `json:"kind"`
+	At   time.Time `json:"at"`
+	Host string    `json:"host,omitempty"`
+}
+
+// Marshal encodes a commit in its stored form. Each payload is encoded once
+// and spliced into the envelope (the form [Unmarshal] reads as wireCommit).
+func Marshal(c *Commit) ([]byte, error) {
+	head, err := json.Marshal(envelope{ID: c.ID, Run: c.Run, Step: c.Step, Kind: c.Kind, At: c.At, Host: c.Host})
+	if err != nil {
+		return nil, fmt.Errorf("encode commit %s: %w", c.ID, err)
+	}
+	buf := make([]byte, 0, len(head)+64+512*len(c.Events))
+	buf = append(buf, head[:len(head)-1]...)
+	buf = append(buf, `,"events":[`...)
+	for i, e := range c.Events {
+		if e == nil {
+			return nil, fmt.Errorf("encode commit %s: event %d is nil: %w", c.ID, i, ErrMalformed)
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		typ, v := e.EventType(), Version(e.EventType())
+		if u, ok := e.(Unknown); ok {
+			v = u.V
+		}
+		buf = appendString(append(buf, `{"type":`...), typ)
+		buf = strconv.AppendInt(append(buf, `,"v":`...), int64(v), 10)
+		switch e := e.(type) {
+		case Unknown:
+			if len(e.Data) > 0 {
+				if !json.Valid(e.Data) {
+					return nil, fmt.Errorf("encode commit %s event %s: data is not JSON: %w", c.ID, typ, ErrMalformed)
+				}
+				buf = append(append(buf, `,"data":`...), e.Data...)
+			}
+		case appender:
+			var err error
+			if buf, err = e.appendJSON(append(buf, `,"data":`...)); err != nil {
+				return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
+			}
+		default:
+			data, err := json.Marshal(e)
+			if err != nil {
+				return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
+			}
+			buf = append(append(buf, `,"data":`...), data...)
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, "]}"...), nil
+}
+
+// Unmarshal decodes a stored commit. Events of unknown types or newer
+// versions become [Unknown]; malformed bytes give an error wrapping
+// [ErrMalformed]. It never panics.
+func Unmarshal(b []byte) (*Commit, error) {
+	var w wireCommit
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("decode commit: %w: %w", ErrMalformed, err)
+	}
+	c := &Commit{ID: w.ID, Run: w.Run, Step: w.Step, Kind: w.Kind, At: w.At, Host: w.Host,
+		Events: make([]Event, len(w.Events))}
+	for i, we := range w.Events {
+		e, err := decodeEvent(we)
+		if err != nil {
+			return nil, fmt.Errorf("decode commit %s event %d (%s v%d): %w: %w", w.ID, i, we.Type, we.V, ErrMalformed, err)
+		}
+		c.Events[i] = e
+	}
+	return c, nil
+}
+
+// MarshalJSON encodes the commit in its stored form.
+func (c Commit) MarshalJSON() ([]byte, error) { return Marshal(&c) }
+
+// UnmarshalJSON decodes the stored form.
+func (c *Commit) UnmarshalJSON(b []byte) error {
+	d, err := Unmarshal(b)
+	if err != nil {
+		return err
+	}
+	*c = *d
+	return nil
+}
+
+// decodeEvent turns one stored event into its payload type. Versions older
+// than the current one would be upgraded here; every type is at version 1.
+func decodeEvent(we wireEvent) (Event, error) {
+	if we.V < 1 || we.V > Version(we.Type) {
+		return Unknown(we), nil
+	}
+	switch we.Type {
+	case TypeRunStarted:
+		return decodeAs[RunStarted](we.Data)
+	case TypeCatalogAdvertised:
+		return decodeAs[CatalogAdvertised](we.Data)
+	case TypeToolCallRequested:
+		return decodeAs[ToolCallRequested](we.Data)
+	case TypePermissionDecided:
+		return decodeAs[PermissionDecided](we.Data)
+	case TypeToolCallStarted:
+		return decodeAs[ToolCallStarted](we.Data)
+	case TypeToolResultRecorded:
+		return decodeAs[ToolResultRecorded](we.Data)
+	case TypeStepFinalized:
+		return decodeAs[StepFinalized](we.Data)
+	case TypeRunEnded:
+		return decodeAs[RunEnded](we.Data)
+	}
+	return Unknown(we), nil
+}
+
+func decodeAs[T Event](data json.RawMessage) (Event, error) {
+	var v T
+	if len(data) == 0 {
+		return v, nil
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

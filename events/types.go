@@ -1,0 +1,177 @@
+package events
+
+import "encoding/json"
+
+// Wire names of the event types. They are part of the stored format: never
+// rename one. Each type has its own schema version; see [Version].
+const (
+	TypeRunStarted         = "RunStarted"
+	TypeCatalogAdvertised  = "CatalogAdvertised"
+	TypeToolCallRequested  = "ToolCallRequested"
+	TypePermissionDecided  = "PermissionDecided"
+	TypeToolCallStarted    = "ToolCallStarted"
+	TypeToolResultRecorded = "ToolResultRecorded"
+	TypeStepFinalized      = "StepFinalized"
+	TypeRunEnded           = "RunEnded"
+)
+
+// Event is one fact in a commit. Implementations are the payload structs of
+// this package and [Unknown].
+type Event interface {
+	// EventType returns the wire name.
+	EventType() string
+}
+
+// Rule is a permission rule as recorded in the log (the gate's rule, in the
+// vocabulary's own words so that this package depends on nothing).
+type Rule struct {
+	Action   string `json:"action"`
+	Resource string `json:"resource"`
+	Effect   string `json:"effect"`
+	Source   string `json:"source,omitempty"`
+}
+
+// Request is a permission request as recorded in the log.
+type Request struct {
+	Action    string   `json:"action"`
+	Resources []string `json:"resources"`
+	Save      []string `json:"save,omitempty"`
+}
+
+// OutputLimits are the tool-output bounds pinned for a run.
+type OutputLimits struct {
+	MaxLines int `json:"max_lines"`
+	MaxBytes int `json:"max_bytes"`
+}
+
+// RunStarted opens a run and pins its snapshot: replays and resumes use it.
+type RunStarted struct {
+	Agent         string       `json:"agent"`
+	Location      string       `json:"location"`
+	Project       string       `json:"project"`
+	Rules         []Rule       `json:"rules"`
+	Narrowing     string       `json:"narrowing"`
+	Limits        OutputLimits `json:"limits"`
+	PolicyDigest  string       `json:"policy_sha256"`
+	EngineVersion string       `json:"engine_version"`
+}
+
+// AdvertisedTool is one entry of an advertised catalogue.
+type AdvertisedTool struct {
+	Name     string `json:"name"`
+	Identity string `json:"identity"`
+}
+
+// CatalogAdvertised records the tools (and their identities) a run's model was
+// shown. Calls are checked against the latest one.
+type CatalogAdvertised struct {
+	Fingerprint string           `json:"fingerprint"`
+	Tools       []AdvertisedTool `json:"tools"`
+}
+
+// ToolCallRequested records one call of a step as the model made it.
+type ToolCallRequested struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	// Identity is the advertised identity of the tool, empty when the tool was
+	// not advertised.
+	Identity string `json:"identity,omitempty"`
+}
+
+// Verdict kinds as recorded in [PermissionDecided].
+const (
+	VerdictAllow   = "allow"
+	VerdictBlock   = "block"
+	VerdictConfirm = "confirm"
+	// VerdictReject is recorded for calls refused before the gate (unknown,
+	// stale, invalid input): they never reach a permission decision.
+	VerdictReject = "reject"
+)
+
+// PermissionDecided records the verdict for one call and the rule that decided.
+type PermissionDecided struct {
+	CallID   string    `json:"call_id"`
+	Verdict  string    `json:"verdict"`
+	Reason   string    `json:"reason,omitempty"`
+	Rule     *Rule     `json:"rule,omitempty"`
+	Requests []Request `json:"requests,omitempty"`
+}
+
+// ToolCallStarted is committed before the effect of a call that is not
+// read-only. A started call without a result is in doubt after a crash.
+type ToolCallStarted struct {
+	CallID  string `json:"call_id"`
+	Attempt int    `json:"attempt"`
+}
+
+// Part is one part of a result's model content.
+type Part struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	MIME string `json:"mime,omitempty"`
+	Data []byte `json:"data,omitempty"`
+}
+
+// ToolResultRecorded records the model-visible result of one call.
+type ToolResultRecorded struct {
+	CallID     string          `json:"call_id"`
+	Parts      []Part          `json:"parts"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+}
+
+// StepFinalized says every call of the step is terminal: its results may be
+// published to the model.
+type StepFinalized struct {
+	Calls int `json:"calls"`
+}
+
+// Causes of [RunEnded].
+const (
+	CauseCompleted = "completed"
+	CauseDeclined  = "declined"
+	CauseCancelled = "cancelled"
+	CauseFailed    = "failed"
+)
+
+// RunEnded ends a run; Ended absorbs.
+type RunEnded struct {
+	Cause  string `json:"cause"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Unknown holds an event this build cannot read: an unknown type or a newer
+// version. Folds skip it; it is re-encoded unchanged.
+type Unknown struct {
+	Type string          `json:"type"`
+	V    int             `json:"v"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// EventType implements [Event].
+func (RunStarted) EventType() string { return TypeRunStarted }
+
+// EventType implements [Event].
+func (CatalogAdvertised) EventType() string { return TypeCatalogAdvertised }
+
+// EventType implements [Event].
+func (ToolCallRequested) EventType() string { return TypeToolCallRequested }
+
+// EventType implements [Event].
+func (PermissionDecided) EventType() string { return TypePermissionDecided }
+
+// EventType implements [Event].
+func (ToolCallStarted) EventType() string { return TypeToolCallStarted }
+
+// EventType implements [Event].
+func (ToolResultRecorded) EventType() string { return TypeToolResultRecorded }
+
+// EventType implements [Event].
+func (StepFinalized) EventType() string { return TypeStepFinalized }
+
+// EventType implements [Event].
+func (RunEnded) EventType() string { return TypeRunEnded }
+
+// EventType implements [Event]: the stored type name.
+func (u Unknown) EventType() string { return u.Type }

@@ -1,0 +1,16 @@
+// Package executor turns typed Go tools into the raw form the engine drives (JSON
+// arguments in, model content out) and runs the settle pipeline for one call:
+// decode and validate the arguments, execute, encode and check the output, render
+// what the model reads. It decides no permission and writes to no log: Prepare
+// returns the permission requests a call raises, the caller asks the gate, and
+// only then runs the call.
+package executor
+
+// Call is the context given to a tool for one call. Tools never see grants or the log.
+type Call struct {
+	Run      string `json:"run"`      // run id
+	Agent    string `json:"agent"`    // the agent the run belongs to
+	Step     int    `json:"step"`     // step number within the run
+	CallID   string `json:"call_id"`  // the model's id for this call
+	Location string `json:"location"` // absolute path of the run's workspace root
+}

@@ -1,0 +1,28 @@
+package executor
+
+import "errors"
+
+var (
+	// ErrDuplicateTool is wrapped when two tools of one registry share a name.
+	ErrDuplicateTool = errors.New("duplicate tool name")
+	// ErrNilTool is wrapped when a nil tool or handler is given.
+	ErrNilTool = errors.New("nil tool")
+	// ErrRequestsType is wrapped when WithRequests was given a function whose input
+	// type is not the tool's input type.
+	ErrRequestsType = errors.New("WithRequests function does not take the tool's input type")
+)
+
+// InputError reports arguments that cannot become a call: they are not JSON, do not
+// match the input schema, do not decode into the tool's input type, or the tool's
+// permission requests refused them (a path that leaves the location, say). The tool
+// was not run. Error() is the model-visible text, "Invalid tool input: <detail>".
+type InputError struct {
+	Tool   string // the tool's name
+	Detail string // one line, for the model
+	Err    error  // the cause, when there is one
+}
+
+func (e *InputError) Error() string { return InvalidInput(e.Detail) }
+
+// Unwrap returns the cause, so errors.Is sees a tool's own sentinels.
+func (e *InputError) Unwrap() error { return e.Err }

@@ -1,0 +1,93 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stepgate/stepgate/descriptor"
+)
+
+// handler is the typed side of a Tool: everything that needs In and Out.
+type handler[In, Out any] struct {
+	tool     *Tool
+	fn       func(ctx context.Context, c Call, in In) (Out, error)
+	requests func(c Call, in In) ([]descriptor.Request, error)
+	outKind  outKind
+}
+
+var emptyObject = []byte("{}")
+
+func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, error) {
+	raw := bytes.TrimSpace(args)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = emptyObject
+	}
+	doc, err := decodeAny(raw)
+	if err != nil {
+		return nil, h.inputError("arguments are not valid JSON: "+jsonDetail(err), err)
+	}
+	if err := h.tool.input.Validate(doc); err != nil {
+		return nil, h.inputError(err.Error(), err)
+	}
+	// Unknown fields were refused by the schema: For derives it from In with
+	// additionalProperties false on every object, so it and the decoder agree on which
+	// fields exist (and the schema, unlike encoding/json, does not fold case). What is
+	// left for the decoder is what the schema cannot see: a number too large for its
+	// Go type, say.
+	var in In
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, h.inputError(jsonDetail(err), err)
+	}
+	reqs, err := h.computeRequests(c, in)
+	if err != nil {
+		return nil, h.inputError(err.Error(), err)
+	}
+	p := &Prepared{requests: reqs}
+	p.run = func(ctx context.Context) Result { return h.settle(ctx, c, in) }
+	return p, nil
+}
+
+// computeRequests runs the tool's request function; a panic in it refuses the call
+// rather than taking the engine down.
+func (h *handler[In, Out]) computeRequests(c Call, in In) (reqs []descriptor.Request, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			reqs, err = nil, fmt.Errorf("computing permission requests panicked: %v", v)
+		}
+	}()
+	return h.requests(c, in)
+}
+
+func (h *handler[In, Out]) inputError(detail string, cause error) *InputError {
+	return &InputError{Tool: h.tool.desc.Name, Detail: oneLine(detail), Err: cause}
+}
+
+// decodeAny decodes raw for the schema validator. Numbers become float64: a bound
+// beyond 2^53 is checked approximately, and the typed decode that follows still
+// refuses a number its Go type cannot hold.
+func decodeAny(raw []byte) (any, error) {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// jsonDetail words an encoding/json error for the model: without the "json: " prefix
+// and, for a value that does not fit its Go type, with the JSON location instead of
+// Go type names.
+func jsonDetail(err error) string {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		return fmt.Sprintf("at '/%s': cannot decode %s as %s", strings.ReplaceAll(te.Field, ".", "/"), te.Value, te.Type)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,61 @@
+package executor
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Part types.
+const (
+	PartText  = "text"
+	PartMedia = "media"
+)
+
+// Part is one piece of a tool's content: text, or media (MIME type and bytes).
+type Part struct {
+	Type string `json:"type"` // PartText or PartMedia
+	Text string `json:"text,omitempty"`
+	MIME string `json:"mime,omitempty"`
+	Data []byte `json:"data,omitempty"`
+}
+
+// Result is what one call produced, whole: nothing here is cut. IsError results are
+// still results the model sees; they never end a run.
+type Result struct {
+	Parts      []Part          `json:"parts"`
+	Structured json.RawMessage `json:"structured,omitempty"` // the tool's output value as JSON, when it is not plain text
+	IsError    bool            `json:"is_error"`
+}
+
+// Text returns the text parts joined with "\n"; media parts are left out.
+func (r Result) Text() string {
+	switch n := len(r.Parts); {
+	case n == 1 && r.Parts[0].Type == PartText:
+		return r.Parts[0].Text
+	case n == 0:
+		return ""
+	}
+	var b strings.Builder
+	first := true
+	for _, p := range r.Parts {
+		if p.Type != PartText {
+			continue
+		}
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// TextResult is a successful result holding one text part.
+func TextResult(text string) Result {
+	return Result{Parts: []Part{{Type: PartText, Text: text}}}
+}
+
+// ErrorResult is a failed result holding msg, the text the model reads.
+func ErrorResult(msg string) Result {
+	return Result{Parts: []Part{{Type: PartText, Text: msg}}, IsError: true}
+}

@@ -1,0 +1,121 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"github.com/stepgate/stepgate/descriptor"
+)
+
+// Prepared is one call whose arguments were decoded and checked. It is what the caller
+// holds while it asks the gate; it has not run anything yet.
+type Prepared struct {
+	requests []descriptor.Request
+	run      func(ctx context.Context) Result
+}
+
+// Requests returns the permission requests the call raises. The slice may be shared
+// with other calls of the same tool: do not modify it.
+func (p *Prepared) Requests() []descriptor.Request { return p.requests }
+
+// Run executes the call and returns its whole result; every failure (a returned error,
+// a panic, an invalid output, a context that ended before the tool started) is an
+// error Result, never a Go error. ctx's cancellation stops the tool. Each Run executes
+// the tool again: callers run a prepared call once.
+func (p *Prepared) Run(ctx context.Context) Result {
+	res := p.run(ctx)
+	// Output bounding (spec/tools.md, "Output bounding — one boundary") is the last
+	// stage of the pipeline and belongs here, once, for every tool: the stages before
+	// it always hand over the whole output.
+	return res
+}
+
+// settle is the pipeline of one call after Prepare: execute, encode, check against the
+// output schema, render the model's text.
+func (h *handler[In, Out]) settle(ctx context.Context, c Call, in In) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = ErrorResult(Panicked(v))
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return ErrorResult(NotStarted(err))
+	}
+	out, err := h.fn(ctx, c, in)
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			return ErrorResult(msg)
+		}
+		return ErrorResult(EmptyError)
+	}
+	return h.render(out)
+}
+
+// outKind says, once per tool, how its output becomes the model's text.
+type outKind uint8
+
+const (
+	outJSON      outKind = iota // indented JSON of the value
+	outString                   // Out is exactly string
+	outStringish                // Out is a named string type
+	outModelText                // Out has a ModelText() string method
+)
+
+// modelTexter is implemented by outputs that render their own text for the model.
+type modelTexter interface{ ModelText() string }
+
+func outKindOf[Out any]() outKind {
+	t := reflect.TypeFor[Out]()
+	switch {
+	case t.Implements(reflect.TypeFor[modelTexter]()):
+		return outModelText
+	case t == reflect.TypeFor[string]():
+		return outString
+	case t.Kind() == reflect.String:
+		return outStringish
+	}
+	return outJSON
+}
+
+// render encodes out, checks it against the output schema and builds the result.
+func (h *handler[In, Out]) render(out Out) Result {
+	if h.outKind == outString {
+		// For derives {"type": "string"} for a plain string (it has no methods and
+		// no tags), which every string satisfies: there is nothing to check or encode.
+		return textResult(any(out).(string), nil)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return ErrorResult(InvalidOutput(jsonDetail(err)))
+	}
+	doc, err := decodeAny(b)
+	if err != nil {
+		return ErrorResult(InvalidOutput(jsonDetail(err)))
+	}
+	if err := h.tool.output.Validate(doc); err != nil {
+		return ErrorResult(InvalidOutput(err.Error()))
+	}
+	switch h.outKind {
+	case outModelText:
+		return textResult(any(out).(modelTexter).ModelText(), b)
+	case outStringish:
+		return textResult(reflect.ValueOf(out).String(), nil)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b) + len(b)/4)
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		return ErrorResult(InvalidOutput(jsonDetail(err)))
+	}
+	return textResult(buf.String(), b)
+}
+
+func textResult(text string, structured json.RawMessage) Result {
+	if text == "" {
+		text = EmptyOutput
+	}
+	r := TextResult(text)
+	r.Structured = structured
+	return r
+}

@@ -1,0 +1,117 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/stepgate/stepgate/descriptor"
+)
+
+// ProcessLayer is the registry layer of tools a host installs in code.
+const ProcessLayer = "process"
+
+// Tool is a tool in the raw form the engine drives: JSON arguments in, a Result out.
+// Its descriptor is derived from Go types and its schemas are compiled once, by New;
+// there is no other way to build one. A Tool is immutable and safe for concurrent use.
+type Tool struct {
+	desc     descriptor.Descriptor
+	identity string
+	input    *descriptor.Schema
+	output   *descriptor.Schema
+	prepare  func(c Call, args json.RawMessage) (*Prepared, error)
+}
+
+// Option adjusts a tool built by New.
+type Option func(*options)
+
+type options struct {
+	desc     []descriptor.Option
+	requests any // func(Call, In) ([]descriptor.Request, error), checked by New
+}
+
+// WithEffect sets the tool's effect class (default: side_effecting).
+func WithEffect(e descriptor.EffectClass) Option {
+	return func(o *options) { o.desc = append(o.desc, descriptor.WithEffect(e)) }
+}
+
+// WithAction sets the tool's permission action (default: descriptor.DefaultAction).
+func WithAction(action string) Option {
+	return func(o *options) { o.desc = append(o.desc, descriptor.WithAction(action)) }
+}
+
+// WithRequests sets how a call's permission requests are computed from its decoded
+// input. Without it a call raises one request: the tool's action on resource "*",
+// saved as "*". An error refuses the call as invalid input (an InputError wrapping
+// it), before any permission is asked. In must be the tool's input type; New fails
+// with ErrRequestsType otherwise.
+func WithRequests[In any](f func(c Call, in In) ([]descriptor.Request, error)) Option {
+	return func(o *options) { o.requests = f }
+}
+
+// New builds a tool from a typed handler: the one adapter from a typed tool to the raw
+// form. It derives the descriptor with descriptor.For[In, Out] and compiles both
+// schemas. The handler receives the call's context (cancelled to stop it), the Call
+// and the decoded input; a returned error becomes an error result carrying its text.
+//
+// What the model reads of a successful call: if Out has a ModelText() string method,
+// its text; else if Out is a string type, the string; else Out as indented JSON. An
+// output that is not plain text is also kept as Result.Structured.
+func New[In, Out any](name, description string, fn func(ctx context.Context, c Call, in In) (Out, error), opts ...Option) (*Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tool %s: %w handler", name, ErrNilTool)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	d, err := descriptor.For[In, Out](name, description, o.desc...)
+	if err != nil {
+		return nil, err
+	}
+	in, err := descriptor.Compile(d.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	out, err := descriptor.Compile(d.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", name, err)
+	}
+	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out}
+	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out]()}
+	switch f := o.requests.(type) {
+	case nil:
+		h.requests = defaultRequests[In](d.Action)
+	case func(Call, In) ([]descriptor.Request, error):
+		h.requests = f
+	default:
+		return nil, fmt.Errorf("tool %s: %w: got %T, want func(executor.Call, %s) ([]descriptor.Request, error)",
+			name, ErrRequestsType, f, reflect.TypeFor[In]())
+	}
+	t.prepare = h.prepare
+	return t, nil
+}
+
+// defaultRequests asks for the action on everything; the slice is shared by every
+// call, which is why Prepared.Requests must not be modified.
+func defaultRequests[In any](action string) func(Call, In) ([]descriptor.Request, error) {
+	reqs := []descriptor.Request{{Action: action, Resources: []string{"*"}, Save: []string{"*"}}}
+	return func(Call, In) ([]descriptor.Request, error) { return reqs, nil }
+}
+
+// Descriptor returns the tool's descriptor.
+func (t *Tool) Descriptor() descriptor.Descriptor { return t.desc }
+
+// Name returns the tool's name.
+func (t *Tool) Name() string { return t.desc.Name }
+
+// Identity returns the tool's identity as a process-layer registration.
+func (t *Tool) Identity() string { return t.identity }
+
+// Prepare decodes and checks one call's arguments and computes its permission requests,
+// without running anything. Empty or `null` args are read as {}. Any failure is an
+// *InputError; the tool's handler is never run for it.
+func (t *Tool) Prepare(c Call, args json.RawMessage) (*Prepared, error) {
+	return t.prepare(c, args)
+}

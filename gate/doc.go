@@ -1,0 +1,9 @@
+// Package gate decides whether a tool call may run.
+//
+// It holds the pure core of Stepgate's permission model: wildcard matching
+// of rule patterns ([Match]), last-match-wins rule evaluation ([Evaluate],
+// [EvaluateInput]), capability narrowing ([Narrowing]) and the verdict for a
+// whole tool call ([Decide]). Every function is a pure function of its
+// arguments: the package performs no I/O, keeps no state and is safe for
+// concurrent use.
+package gate

@@ -1,0 +1,9 @@
+package gate
+
+import "errors"
+
+var (
+	// ErrUnknownNarrowing is returned when a narrowing is neither
+	// "configured" nor "deny_all".
+	ErrUnknownNarrowing = errors.New("unknown narrowing")
+)

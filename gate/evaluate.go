@@ -1,0 +1,78 @@
+package gate
+
+import "github.com/stepgate/stepgate/descriptor"
+
+// Decision is the outcome of evaluating rules for one action and resource.
+type Decision struct {
+	// Effect is the effect of the deciding rule, or Ask when no rule matched.
+	// A rule with an invalid effect decides Deny.
+	Effect Effect `json:"effect"`
+	// Rule is the rule that decided, or nil when none matched. It points into
+	// the ruleset that was evaluated, which the caller must not modify while
+	// it uses the decision.
+	Rule *Rule `json:"rule,omitempty"`
+	// Resource is the resource that was decided on.
+	Resource string `json:"resource"`
+}
+
+// Evaluate decides one action on one resource. The rulesets are read as one
+// list, in order, and the last rule whose action and resource patterns both
+// match decides. When no rule matches, the decision is Ask with a nil Rule.
+//
+// Evaluate does not allocate.
+func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
+	for i := len(rulesets) - 1; i >= 0; i-- {
+		if d, ok := rulesets[i].decide(action, resource); ok {
+			return d
+		}
+	}
+	return Decision{Effect: Ask, Resource: resource}
+}
+
+// decide returns the decision of the last rule of rs that matches, and
+// whether one did.
+func (rs Ruleset) decide(action, resource string) (Decision, bool) {
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		if Match(r.Action, action) && Match(r.Resource, resource) {
+			e := r.Effect
+			if !e.Valid() {
+				e = Deny
+			}
+			return Decision{Effect: e, Rule: r, Resource: resource}, true
+		}
+	}
+	return Decision{}, false
+}
+
+// EvaluateInput decides a permission request, which may name several
+// resources, given the configured rules and the project's saved approvals
+// (rules with Effect Allow and Source SourceSaved).
+//
+// If any resource evaluates to Deny against the configured rules alone, the
+// result is Deny: a saved approval never overrides a configured deny.
+// Otherwise every resource is evaluated with the saved rules appended after
+// the configured ones: any Deny gives Deny, else any Ask gives Ask, else
+// Allow. A request without resources is allowed, with a nil Rule.
+//
+// The returned decision is that of the first resource, in request order,
+// that reached the final effect. EvaluateInput does not allocate.
+func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
+	worst, found := Decision{Effect: Allow}, false
+	for _, res := range req.Resources {
+		d, ok := configured.decide(req.Action, res)
+		if !ok {
+			d = Decision{Effect: Ask, Resource: res}
+		}
+		if d.Effect == Deny {
+			return d
+		}
+		if sd, ok := saved.decide(req.Action, res); ok {
+			d = sd
+		}
+		if !found || d.Effect.strictness() > worst.Effect.strictness() {
+			worst, found = d, true
+		}
+	}
+	return worst
+}

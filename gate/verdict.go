@@ -1,0 +1,88 @@
+package gate
+
+import (
+	"strconv"
+
+	"github.com/stepgate/stepgate/descriptor"
+)
+
+// DisabledReason is the reason of every verdict under [DenyAll].
+const DisabledReason = "tools are disabled for this run"
+
+// Kind is what happens to a tool call.
+type Kind string
+
+// The kinds of verdict.
+const (
+	KindAllow   Kind = "allow"   // the call runs
+	KindBlock   Kind = "block"   // the call is refused
+	KindConfirm Kind = "confirm" // the call waits for a human to confirm it
+)
+
+// Verdict is the decision on a whole tool call.
+type Verdict struct {
+	Kind Kind `json:"kind"`
+	// Reason says why, for a person and for the model, e.g.
+	// `denied by rule bash "rm *" (project config)`. Callers add any
+	// prefix such as "blocked: " themselves.
+	Reason string `json:"reason"`
+	// Rule is the rule that decided (see [Decide]), or nil.
+	Rule *Rule `json:"rule,omitempty"`
+	// Asked lists, for KindConfirm, every request that asked, in order.
+	Asked []descriptor.Request `json:"asked,omitempty"`
+}
+
+// Decide gives the verdict on a tool call that raised reqs.
+//
+// Under [DenyAll] (or any narrowing other than [Configured]) the call is
+// blocked with [DisabledReason]. Otherwise each request is decided by
+// [EvaluateInput] and the strictest wins, deny over ask over allow:
+//   - KindBlock: Rule is the deny rule of the first denied request.
+//   - KindConfirm: Asked holds every request that asked, in order, and Rule
+//     is the deciding rule of the first of them (nil when no rule matched).
+//   - KindAllow: Rule is the deciding rule of the first request (nil when
+//     there is no request or the first names no resource).
+//
+// The verdict's Rule points into configured or saved.
+func Decide(n Narrowing, reqs []descriptor.Request, configured, saved Ruleset) Verdict {
+	if n != Configured {
+		return Verdict{Kind: KindBlock, Reason: DisabledReason}
+	}
+	var first, firstAsk Decision
+	var firstAction, askAction string
+	var asked []descriptor.Request
+	for i, req := range reqs {
+		d := EvaluateInput(req, configured, saved)
+		switch d.Effect {
+		case Deny:
+			return Verdict{Kind: KindBlock, Reason: reason("denied", req.Action, d), Rule: d.Rule}
+		case Ask:
+			if asked == nil {
+				firstAsk, askAction = d, req.Action
+			}
+			asked = append(asked, req)
+		}
+		if i == 0 {
+			first, firstAction = d, req.Action
+		}
+	}
+	if asked != nil {
+		return Verdict{Kind: KindConfirm, Reason: reason("confirmation required", askAction, firstAsk), Rule: firstAsk.Rule, Asked: asked}
+	}
+	if len(reqs) == 0 {
+		return Verdict{Kind: KindAllow, Reason: "no permission required"}
+	}
+	return Verdict{Kind: KindAllow, Reason: reason("allowed", firstAction, first), Rule: first.Rule}
+}
+
+// reason explains decision d on action: which rule decided and where it came
+// from, or that no rule matched.
+func reason(verb, action string, d Decision) string {
+	if d.Rule != nil {
+		return verb + " by rule " + d.Rule.String() + " (" + d.Rule.Source.Label() + ")"
+	}
+	if d.Resource == "" && d.Effect == Allow {
+		return verb + ": no resource requested for " + action
+	}
+	return verb + ": no rule matches " + action + " " + strconv.Quote(d.Resource)
+}

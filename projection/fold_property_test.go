@@ -1,0 +1,90 @@
+package projection_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+	"pgregory.net/rapid"
+)
+
+// genHistory draws a consistent run history: a start, then steps of one to
+// three calls, each step either one commit or a decide and a settle commit,
+// possibly an unknown event, possibly an end.
+func genHistory(t *rapid.T) []*events.Commit {
+	cs := []*events.Commit{mk("s", 0, events.KindStart, events.RunStarted{Agent: "build"})}
+	steps := rapid.IntRange(0, 8).Draw(t, "steps")
+	for n := 1; n <= steps; n++ {
+		calls := rapid.IntRange(1, 3).Draw(t, "calls")
+		var decide, settle []events.Event
+		for i := range calls {
+			id := fmt.Sprintf("c%d", i)
+			verdict := rapid.SampledFrom([]string{events.VerdictAllow, events.VerdictBlock}).Draw(t, "verdict")
+			decide = append(decide, events.ToolCallRequested{CallID: id, Tool: "echo"},
+				events.PermissionDecided{CallID: id, Verdict: verdict})
+			if verdict == events.VerdictAllow && rapid.Bool().Draw(t, "fx") {
+				decide = append(decide, events.ToolCallStarted{CallID: id, Attempt: 1})
+			}
+			settle = append(settle, events.ToolResultRecorded{CallID: id, IsError: verdict != events.VerdictAllow})
+		}
+		settle = append(settle, events.StepFinalized{Calls: calls})
+		if rapid.Bool().Draw(t, "unknown") {
+			settle = append(settle, events.Unknown{Type: "Future", V: 2})
+		}
+		if rapid.Bool().Draw(t, "one commit") {
+			cs = append(cs, mk(fmt.Sprint("x", n), n, events.KindStep, append(decide, settle...)...))
+		} else {
+			cs = append(cs, mk(fmt.Sprint("d", n), n, events.KindDecide, decide...),
+				mk(fmt.Sprint("s", n), n, events.KindSettle, settle...))
+		}
+	}
+	if rapid.Bool().Draw(t, "end") {
+		cs = append(cs, mk("e", 0, events.KindEnd, events.RunEnded{Cause: events.CauseCompleted}))
+	}
+	return cs
+}
+
+// A checkpoint taken anywhere, written in its stored form and read back, and
+// then the tail — with any commits delivered again — folds to the same run as
+// the whole history at once.
+func TestFoldCheckpointAnywhereProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genHistory(t)
+		whole := &projection.Run{}
+		for i, c := range h {
+			if err := whole.Apply(uint64(i+1), c); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+		}
+		cut := rapid.IntRange(0, len(h)).Draw(t, "cut")
+		r := &projection.Run{}
+		for i, c := range h[:cut] {
+			if err := r.Apply(uint64(i+1), c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restored := &projection.Run{}
+		if err := json.Unmarshal(b, restored); err != nil {
+			t.Fatal(err)
+		}
+		redeliver := rapid.IntRange(0, cut).Draw(t, "redeliver")
+		for i := redeliver; i < len(h); i++ {
+			if err := restored.Apply(uint64(i+1), h[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wb, _ := json.Marshal(whole)
+		wantRun := &projection.Run{}
+		_ = json.Unmarshal(wb, wantRun)
+		if diff := cmp.Diff(wantRun, restored); diff != "" {
+			t.Fatalf("checkpoint at %d, redelivered from %d (-whole +restored):\n%s", cut, redeliver, diff)
+		}
+	})
+}

@@ -1,0 +1,213 @@
+package projection_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+	"github.com/stepgate/stepgate/step/steptest"
+)
+
+// writer commits steps of several runs to a real stream.
+type writer struct {
+	t    *testing.T
+	log  *step.Log
+	ids  *events.IDSource
+	last map[string]uint64
+	step map[string]int
+	seq  uint64
+}
+
+func newWriter(t *testing.T, log *step.Log) *writer {
+	return &writer{t: t, log: log, ids: events.NewIDSource(nil), last: map[string]uint64{}, step: map[string]int{}}
+}
+
+func (w *writer) commit(c *events.Commit) {
+	w.t.Helper()
+	seq, err := w.log.Commit(context.Background(), c, w.last[c.Run])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.last[c.Run], w.seq = seq, seq
+}
+
+func (w *writer) start() string {
+	run := w.ids.New(time.Now())
+	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Kind: events.KindStart, At: at,
+		Events: []events.Event{events.RunStarted{Agent: "build", Location: "/w"}}})
+	return run
+}
+
+func (w *writer) echo(run string) {
+	w.step[run]++
+	n := w.step[run]
+	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Step: n, Kind: events.KindStep, At: at,
+		Events: []events.Event{
+			events.ToolCallRequested{CallID: "c", Tool: "echo"},
+			events.PermissionDecided{CallID: "c", Verdict: events.VerdictAllow},
+			events.ToolResultRecorded{CallID: "c", Parts: []events.Part{{Type: "text", Text: "x"}}},
+			events.StepFinalized{Calls: 1},
+		}})
+}
+
+// follow runs the projector until the returned stop is called.
+func follow(t *testing.T, p *projection.Projector, src projection.Source) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Follow(ctx, src) }()
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
+
+func wait(t *testing.T, p *projection.Projector, seq uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitFor(ctx, seq); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProjectorRestartReplaysOnlyTheTail(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	path := filepath.Join(t.TempDir(), "projections.db")
+	runs := []string{w.start(), w.start(), w.start()}
+	for i := range 30 {
+		w.echo(runs[i%3])
+	}
+	p, err := projection.Open(path, projection.Options{FlushEvery: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := follow(t, p, s.Log)
+	wait(t, p, w.seq)
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow = %v, want context.Canceled", err)
+	}
+	before, err := p.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for i := range 5 {
+		w.echo(runs[i%3])
+	}
+	p, err = projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	restored, err := p.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, restored); diff != "" {
+		t.Errorf("checkpoint after restart differs from the state before (-before +after):\n%s", diff)
+	}
+	stop = follow(t, p, s.Log)
+	defer stop()
+	wait(t, p, w.seq)
+	if got := p.Replayed(); got != 5 {
+		t.Errorf("replayed %d commits after the restart, want only the 5 of the tail", got)
+	}
+	got, err := p.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := projection.Rebuild(context.Background(), s.Log, w.seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("projection after restart differs from a rebuild from sequence 1 (-rebuild +projection):\n%s", diff)
+	}
+}
+
+// The case that bit others: a projector cancelled mid-stream must not lose the
+// last sequence it applied.
+func TestCancelledProjectorKeepsItsSequence(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	run := w.start()
+	for range 20 {
+		w.echo(run)
+	}
+	path := filepath.Join(t.TempDir(), "projections.db")
+	p, err := projection.Open(path, projection.Options{FlushEvery: 1 << 20, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := follow(t, p, s.Log)
+	wait(t, p, w.seq)
+	_ = stop()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err = projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got := p.Seq(); got != w.seq {
+		t.Errorf("sequence after a cancelled projector reopened = %d, want %d", got, w.seq)
+	}
+}
+
+func TestProjectorFoldsUnknownEventTypes(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	run := w.start()
+	// A newer build wrote an event type this one has never heard of.
+	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Kind: "annotate", At: at,
+		Events: []events.Event{events.Unknown{Type: "RunAnnotated", V: 1, Data: []byte(`{"note":"x"}`)}}})
+	w.echo(run)
+	p, err := projection.Open(filepath.Join(t.TempDir(), "p.db"), projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	stop := follow(t, p, s.Log)
+	defer stop()
+	wait(t, p, w.seq)
+	var steps int
+	if _, err := p.View(run, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 1 {
+		t.Errorf("run after an unknown event: %d steps, %v; want 1 step", steps, err)
+	}
+}
+
+func TestProjectorStopsOnUndecodableCommit(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	w.start()
+	if _, err := s.JS.Publish(context.Background(), "sg.run.garbage", []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := projection.Open(filepath.Join(t.TempDir(), "p.db"), projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Follow(ctx, s.Log); !errors.Is(err, events.ErrMalformed) {
+		t.Fatalf("Follow over a garbage message = %v, want ErrMalformed", err)
+	}
+	if got := p.Seq(); got != w.seq {
+		t.Errorf("projector stopped at %d, want the last good sequence %d", got, w.seq)
+	}
+	if err := p.WaitFor(ctx, w.seq+1); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("WaitFor past the bad commit = %v, want the projector's failure", err)
+	}
+}

@@ -1,0 +1,64 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/events"
+)
+
+// Commit appends c as one message on its run's subject, expecting last to be
+// the run's last subject sequence (0 for a run with no commits yet). It
+// returns the stream sequence the commit got.
+//
+// The message carries Nats-Msg-Id = c.ID: a retried commit with the same id is
+// stored once and Commit returns the original sequence. When another writer
+// committed to the run first, Commit returns an error wrapping [ErrConflict]
+// and nothing is written. An encoded commit over the message limit gives
+// [ErrTooLarge]. Safe for concurrent use; ctx bounds the wait for the ack.
+func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+	if err := c.Validate(); err != nil {
+		return 0, err
+	}
+	if !events.ValidID(c.Run) {
+		return 0, fmt.Errorf("commit %s: run id %q is not a ULID: %w", c.ID, c.Run, events.ErrMalformed)
+	}
+	data, err := events.Marshal(c)
+	if err != nil {
+		return 0, err
+	}
+	if len(data) > int(l.cfg.MaxMsgSize) {
+		return 0, fmt.Errorf("commit %s of run %s: %d bytes > %d: %w", c.ID, c.Run, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
+	}
+	subject := events.RunSubject(c.Run)
+	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{
+		jetstream.MsgIDHeader:               []string{c.ID},
+		jetstream.ExpectedLastSubjSeqHeader: []string{strconv.FormatUint(last, 10)},
+	}}
+	ack, err := l.js.PublishMsg(ctx, msg)
+	if err == nil {
+		return ack.Sequence, nil
+	}
+	err = translate(fmt.Sprintf("commit %s of run %s", c.ID, c.Run), err)
+	if errors.Is(err, ErrConflict) {
+		// A retry of a commit that was already stored fails the sequence check
+		// before the server's de-duplication sees it: recognise our own commit.
+		if seq, ok := l.storedAsLast(ctx, subject, c.ID); ok {
+			return seq, nil
+		}
+	}
+	return 0, err
+}
+
+// storedAsLast reports whether the last message on subject is the commit id.
+func (l *Log) storedAsLast(ctx context.Context, subject, id string) (uint64, bool) {
+	m, err := l.stream.GetLastMsgForSubject(ctx, subject)
+	if err != nil || m.Header.Get(jetstream.MsgIDHeader) != id {
+		return 0, false
+	}
+	return m.Sequence, true
+}

@@ -1,0 +1,94 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/events"
+)
+
+// Stored is a commit as read back from the log.
+type Stored struct {
+	// Seq is the stream sequence.
+	Seq uint64
+	// Subject the commit was stored under.
+	Subject string
+	// Commit is the decoded envelope.
+	Commit *events.Commit
+}
+
+// Decode turns a stored message into a [Stored]. Undecodable bytes give an
+// error wrapping events.ErrMalformed.
+func Decode(seq uint64, subject string, data []byte) (Stored, error) {
+	c, err := events.Unmarshal(data)
+	if err != nil {
+		return Stored{}, fmt.Errorf("stream sequence %d: %w", seq, err)
+	}
+	return Stored{Seq: seq, Subject: subject, Commit: c}, nil
+}
+
+// ReadRun returns the commits of one run with a stream sequence greater than
+// after, in order, using direct gets filtered by the run's subject.
+func (l *Log) ReadRun(ctx context.Context, run string, after uint64) ([]Stored, error) {
+	subject := events.RunSubject(run)
+	var out []Stored
+	for seq := after + 1; ; {
+		m, err := l.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, translate(fmt.Sprintf("read run %s from %d", run, seq), err)
+		}
+		s, err := Decode(m.Sequence, m.Subject, m.Data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		seq = m.Sequence + 1
+	}
+}
+
+// Follow delivers every message with a stream sequence ≥ from, in order, to
+// fn — its sequence, subject and the encoded commit, which fn decodes with
+// events.Unmarshal only if it needs it — and keeps following new ones until
+// ctx ends or fn returns an error. It returns fn's error, or ctx's. Log
+// satisfies projection.Source.
+func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subject string, data []byte) error) error {
+	if from == 0 {
+		from = 1
+	}
+	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   from,
+	})
+	if err != nil {
+		return fmt.Errorf("follow stream %s from %d: %w", l.cfg.Name, from, err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(4096), jetstream.PullHeartbeat(5*time.Second))
+	if err != nil {
+		return fmt.Errorf("follow stream %s from %d: %w", l.cfg.Name, from, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("follow stream %s: %w", l.cfg.Name, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("follow stream %s: %w", l.cfg.Name, err)
+		}
+		if err := fn(md.Sequence.Stream, m.Subject(), m.Data()); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/events"
+)
+
+// Defaults of the stream.
+const (
+	DefaultStream     = "STEPGATE"
+	DefaultMaxMsgSize = 8 << 20
+	DefaultDuplicates = 10 * time.Minute
+)
+
+// StreamConfig says how the log's stream is set up. The zero value is usable:
+// every empty field takes its default.
+type StreamConfig struct {
+	// Name of the stream; default STEPGATE.
+	Name string `json:"name" yaml:"name"`
+	// Replicas; default 1 (use 3 on a cluster).
+	Replicas int `json:"replicas" yaml:"replicas"`
+	// MaxMsgSize bounds one commit; default 8 MiB. The server's max payload
+	// must be at least as large.
+	MaxMsgSize int32 `json:"max_msg_size" yaml:"max_msg_size"`
+	// Duplicates is the de-duplication window; default and minimum 10 minutes.
+	Duplicates time.Duration `json:"duplicates" yaml:"duplicates"`
+}
+
+// Validate reports a configuration that cannot work.
+func (c StreamConfig) Validate() error {
+	if c.Replicas < 0 || c.Replicas > 5 {
+		return fmt.Errorf("stream replicas %d: must be between 1 and 5", c.Replicas)
+	}
+	if c.MaxMsgSize < 0 {
+		return fmt.Errorf("stream max message size %d: must be positive", c.MaxMsgSize)
+	}
+	if c.Duplicates != 0 && c.Duplicates < DefaultDuplicates {
+		return fmt.Errorf("stream duplicates window %s: must be at least %s", c.Duplicates, DefaultDuplicates)
+	}
+	return nil
+}
+
+func (c StreamConfig) withDefaults() StreamConfig {
+	if c.Name == "" {
+		c.Name = DefaultStream
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.MaxMsgSize == 0 {
+		c.MaxMsgSize = DefaultMaxMsgSize
+	}
+	if c.Duplicates == 0 {
+		c.Duplicates = DefaultDuplicates
+	}
+	return c
+}
+
+// Log is the append-only log of commits on one JetStream stream. Safe for
+// concurrent use.
+type Log struct {
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	cfg    StreamConfig
+}
+
+// Open creates the stream if it does not exist (or updates its settings) and
+// returns the log on it.
+func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	sc := jetstream.StreamConfig{
+		Name:        cfg.Name,
+		Subjects:    []string{events.AllSubjects},
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		MaxMsgSize:  cfg.MaxMsgSize,
+		Duplicates:  cfg.Duplicates,
+		AllowDirect: true,
+		Discard:     jetstream.DiscardNew,
+	}
+	s, err := js.CreateOrUpdateStream(ctx, sc)
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return nil, fmt.Errorf("set up stream %s: %w", cfg.Name, err)
+	}
+	if s == nil {
+		if s, err = js.Stream(ctx, cfg.Name); err != nil {
+			return nil, fmt.Errorf("open stream %s: %w", cfg.Name, err)
+		}
+	}
+	return &Log{js: js, stream: s, cfg: cfg}, nil
+}
+
+// Name returns the stream's name.
+func (l *Log) Name() string { return l.cfg.Name }
+
+// LastSeq returns the stream's last sequence (0 when empty).
+func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s info: %w", l.cfg.Name, err)
+	}
+	return info.State.LastSeq, nil
+}
