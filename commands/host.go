@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
+
+// closeCatchUp bounds how long Close waits for the projector to catch up.
+const closeCatchUp = 3 * time.Second
 
 // HostConfig configures a [Host].
 type HostConfig struct {
@@ -97,13 +101,20 @@ func (h *Host) Err() error {
 	}
 }
 
-// Close stops following, writes the final checkpoint and closes it. Not safe
-// to call concurrently; a second call returns nil.
+// Close lets the projector catch up with the stream (for a few seconds at
+// most), stops following, writes the final checkpoint and closes it, so a
+// clean restart replays nothing. Not safe to call concurrently; a second call
+// returns nil.
 func (h *Host) Close() error {
 	if h.closed {
 		return nil
 	}
 	h.closed = true
+	ctx, cancel := context.WithTimeout(context.Background(), closeCatchUp)
+	if last, err := h.Log.LastSeq(ctx); err == nil {
+		_ = h.Proj.WaitFor(ctx, last) // best effort: the log stays the truth
+	}
+	cancel()
 	h.cancel()
 	<-h.done
 	return errors.Join(h.Err(), h.Proj.Close())

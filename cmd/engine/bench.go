@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/stepgate/stepgate/bench"
+	"github.com/stepgate/stepgate/step"
+)
+
+// runBench is `engine bench <workload|all>`: one JSON line per workload on
+// stdout, a human summary on stderr.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", stderr)
+	sync := fs.String("sync", step.SyncInterval, "storage sync: interval or always")
+	quick := fs.Bool("quick", false, "reduced size, for CI")
+	_ = fs.Bool("json", true, "print JSON lines (always on; the summary goes to stderr)")
+	dir := fs.String("dir", os.TempDir(), "where temporary data directories are made")
+	// Flags may follow the workload name.
+	var names []string
+	for len(args) > 0 {
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(names) == 0 {
+		return usageError{"engine bench: name a workload (" + strings.Join(bench.Workloads(), ", ") + ") or all"}
+	}
+	if len(names) == 1 && names[0] == "all" {
+		names = bench.Workloads()
+	}
+	for _, w := range names {
+		o := bench.Options{Workload: w, Sync: *sync, Quick: *quick, Dir: *dir, Stderr: stderr}
+		if err := o.Validate(); err != nil {
+			return usageError{err.Error()}
+		}
+		if _, err := bench.Run(ctx, o, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+

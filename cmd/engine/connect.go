@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/step"
+)
+
+// connFlags are the options every verb that talks to an engine shares:
+// either an embedded engine on a data directory, or a NATS server or
+// cluster (with its credentials and TLS).
+type connFlags struct {
+	data     string
+	natsURL  string
+	user     string
+	password string
+	creds    string
+	tlsCert  string
+	tlsKey   string
+	tlsCA    string
+}
+
+func (f *connFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", "stepgate-data", "data directory of an embedded engine")
+	fs.StringVar(&f.natsURL, "nats", "", "URL(s) of a NATS server or cluster, comma-separated (instead of --data)")
+	fs.StringVar(&f.user, "user", "", "NATS user name")
+	fs.StringVar(&f.password, "password", "", "NATS password")
+	fs.StringVar(&f.creds, "creds", "", "NATS credentials file")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "client TLS certificate")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "client TLS key")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
+}
+
+// options returns the NATS client options the flags ask for.
+func (f *connFlags) options() []nats.Option {
+	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1)}
+	if f.user != "" {
+		opts = append(opts, nats.UserInfo(f.user, f.password))
+	}
+	if f.creds != "" {
+		opts = append(opts, nats.UserCredentials(f.creds))
+	}
+	if f.tlsCert != "" || f.tlsKey != "" {
+		opts = append(opts, nats.ClientCert(f.tlsCert, f.tlsKey))
+	}
+	if f.tlsCA != "" {
+		opts = append(opts, nats.RootCAs(f.tlsCA))
+	}
+	return opts
+}
+
+// dial connects to the external NATS server.
+func (f *connFlags) dial() (*nats.Conn, error) {
+	nc, err := nats.Connect(f.natsURL, f.options()...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
+	}
+	return nc, nil
+}
+
+// tools is the process layer this binary installs.
+func tools() (*executor.Registry, error) {
+	ts, err := builtin.Tools()
+	if err != nil {
+		return nil, err
+	}
+	return executor.NewRegistry(ts...)
+}
+
+// embedded is an engine host on an embedded server, in this process.
+type embedded struct {
+	srv  *step.Embedded
+	nc   *nats.Conn
+	host *commands.Host
+}
+
+// hostOptions configure a host started by this binary.
+type hostOptions struct {
+	dataDir  string
+	listen   string // embedded server listener, "" for none
+	sync     string
+	replicas int
+	hostName string
+	log      *slog.Logger
+}
+
+// startEmbedded starts a server on <data>/nats and a host with its state in
+// <data>/state.
+func startEmbedded(ctx context.Context, o hostOptions) (*embedded, error) {
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	if err != nil {
+		return nil, err
+	}
+	e := &embedded{srv: srv}
+	if e.nc, err = srv.Connect(); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.host, err = startHost(ctx, e.nc, o); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *embedded) close() error {
+	var err error
+	if e.host != nil {
+		err = e.host.Close()
+	}
+	if e.nc != nil {
+		e.nc.Close()
+	}
+	e.srv.Shutdown()
+	return err
+}
+
+// startHost starts an engine host on nc with its state under o.dataDir.
+func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Host, error) {
+	reg, err := tools()
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	return commands.StartHost(ctx, js, reg, commands.HostConfig{
+		StateDir:  filepath.Join(o.dataDir, "state"),
+		Stream:    step.StreamConfig{Replicas: o.replicas},
+		Engine:    commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log},
+		Projector: projectionOptions(o.log),
+	})
+}
+
+// backend is an engine a client verb talks to, and how to let go of it.
+type backend struct {
+	api   commands.API
+	close func() error
+}
+
+// open returns the engine the flags name: a client of the stepgate service
+// at --nats, or an embedded engine on --data.
+func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error) {
+	if f.natsURL != "" {
+		nc, err := f.dial()
+		if err != nil {
+			return nil, err
+		}
+		return &backend{api: &client{nc: nc}, close: func() error { nc.Close(); return nil }}, nil
+	}
+	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, hostName: defaultHostName(), log: log})
+	if err != nil {
+		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
+	}
+	return &backend{api: e.host, close: e.close}, nil
+}
+
+func defaultHostName() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", h, os.Getpid())
+}

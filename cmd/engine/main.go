@@ -1,0 +1,123 @@
+// Command engine is Stepgate's binary: it serves the engine (an embedded
+// NATS server by default, or an external cluster), drives scripted runs,
+// shows runs, runs the demo and the benchmark. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/stepgate/stepgate/projection"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "engine:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCode is 2 for usage errors, 1 otherwise.
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+// usageError is a command line the binary cannot act on.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+// verb is one CLI verb: it parses its own flags from args.
+type verb struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func verbs() []verb {
+	return []verb{
+		{"serve", "run an engine host and its NATS service", runServe},
+		{"run", "drive a scripted run (one line of the script per step)", runScript},
+		{"runs", "list runs", runRuns},
+		{"show", "show one run: every step, call, verdict, rule and result", runShow},
+		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
+		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
+	}
+}
+
+// run dispatches args to a verb.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return usageError{"no verb given"}
+		}
+		return nil
+	}
+	for _, v := range verbs() {
+		if v.name == args[0] {
+			return v.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return usageError{fmt.Sprintf("unknown verb %q", args[0])}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: engine <verb> [flags]   (engine <verb> -h for its flags)")
+	for _, v := range verbs() {
+		fmt.Fprintf(w, "  %-6s %s\n", v.name, v.summary)
+	}
+}
+
+// newFlags returns a flag set for a verb that reports errors as usage errors.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("engine "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses args, turning flag errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// version is the module version of this build, "0.0.0-dev" for a source build (the service needs SemVer).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.0.0-dev"
+}
+
+// logger writes warnings and errors to stderr.
+func logger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func projectionOptions(log *slog.Logger) projection.Options {
+	return projection.Options{Logger: log}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// printer writes what a scripted run does, for people or as JSON lines.
+type printer struct {
+	w    io.Writer
+	json bool
+	run  string
+}
+
+func newPrinter(w io.Writer, asJSON bool) *printer { return &printer{w: w, json: asJSON} }
+
+func (p *printer) emit(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(p.w, "%s\n", b)
+}
+
+func (p *printer) started(info *commands.RunInfo) {
+	p.run = info.Run
+	if p.json {
+		p.emit(map[string]any{"run": info.Run, "event": "started", "tools": len(info.Catalog.Tools)})
+		return
+	}
+	names := make([]string, len(info.Catalog.Tools))
+	for i, t := range info.Catalog.Tools {
+		names[i] = t.Name
+	}
+	fmt.Fprintf(p.w, "run %s started; tools: %s\n", info.Run, strings.Join(names, ", "))
+}
+
+func (p *printer) step(out *commands.StepOutcome) {
+	if p.json {
+		p.emit(out)
+		return
+	}
+	fmt.Fprintf(p.w, "step %d\n", out.Step)
+	for _, r := range out.Results {
+		fmt.Fprintf(p.w, "  %-4s %-10s %-7s %s\n", r.CallID, r.Tool, r.Verdict, oneLine(r.Content, 100))
+	}
+}
+
+func (p *printer) ended(s *commands.RunSummary) {
+	if p.json {
+		p.emit(map[string]any{"run": s.ID, "event": "ended", "cause": s.Cause, "steps": s.Steps})
+		return
+	}
+	fmt.Fprintf(p.w, "run %s ended: %s after %d steps\n", s.ID, s.Cause, s.Steps)
+}
+
+// oneLine shortens s to one line of at most n runes for a terminal.
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ⏎ ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// timeline prints a run as a person reads it: every step, every call with
+// its verdict, the rule that decided and its result.
+func timeline(w io.Writer, r *projection.Run) {
+	status := string(r.Status)
+	if r.End != nil {
+		status += " (" + r.End.Cause + ")"
+	}
+	fmt.Fprintf(w, "run %s  agent %s  %s\n", r.ID, r.Snapshot.Agent, status)
+	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
+	for _, s := range r.Steps {
+		final := "final"
+		if !s.Final {
+			final = "open"
+		}
+		fmt.Fprintf(w, "  step %d (%s)\n", s.N, final)
+		for _, c := range s.Calls {
+			fmt.Fprintf(w, "    %s %s %s\n", c.ID, c.Tool, oneLine(string(c.Args), 80))
+			if d := c.Decision; d != nil {
+				rule := ""
+				if d.Rule != nil {
+					rule = fmt.Sprintf(" · rule %s %q %s (%s)", d.Rule.Action, d.Rule.Resource, d.Rule.Effect, gate.Source(d.Rule.Source).Label())
+				}
+				fmt.Fprintf(w, "      verdict %s%s\n", d.Verdict, rule)
+			}
+			if c.Attempts > 0 {
+				fmt.Fprintf(w, "      started (attempt %d)\n", c.Attempts)
+			}
+			if res := c.Result; res != nil {
+				var text []string
+				for _, part := range res.Parts {
+					if part.Type == "text" {
+						text = append(text, part.Text)
+					}
+				}
+				mark := "→"
+				if res.IsError {
+					mark = "✗"
+				}
+				fmt.Fprintf(w, "      %s %s\n", mark, oneLine(strings.Join(text, "\n"), 100))
+			}
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/gate"
+)
+
+// scriptLine is one step of a scripted model.
+type scriptLine struct {
+	Calls []commands.CallRequest `json:"calls"`
+}
+
+// readScript reads a script: one JSON object per line, each one step;
+// blank lines and lines starting with # are skipped. Errors name the line.
+func readScript(r io.Reader, name string) ([]scriptLine, error) {
+	var steps []scriptLine
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var s scriptLine
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		if len(s.Calls) == 0 {
+			return nil, fmt.Errorf("%s:%d: a step needs at least one call", name, n)
+		}
+		steps = append(steps, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return steps, nil
+}
+
+// runScript is `engine run`: a scripted model. It starts a run, submits the
+// script's steps in order, prints each step's results and ends the run.
+func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", stderr)
+	var cf connFlags
+	cf.register(fs)
+	script := fs.String("script", "", "the script: one JSON line per step, {\"calls\":[{\"id\":…,\"tool\":…,\"args\":{…}}]}")
+	location := fs.String("location", ".", "the run's workspace root")
+	agent := fs.String("agent", "build", "the agent whose rules apply")
+	rulesFile := fs.String("rules", "", "a JSON file of per-run rules that narrow the agent's ([{\"action\",\"resource\",\"effect\"}])")
+	asJSON := fs.Bool("json", false, "print one JSON object per step")
+	keepOpen := fs.Bool("keep-open", false, "do not end the run after the script")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *script == "" {
+		return usageError{"engine run: --script is required"}
+	}
+	f, err := os.Open(*script)
+	if err != nil {
+		return err
+	}
+	steps, err := readScript(f, *script)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	loc, err := filepath.Abs(*location)
+	if err != nil {
+		return err
+	}
+	var rules []gate.Rule
+	if *rulesFile != "" {
+		if rules, err = readRules(*rulesFile); err != nil {
+			return err
+		}
+	}
+	b, err := cf.open(ctx, logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	return drive(ctx, b.api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, newPrinter(stdout, *asJSON))
+}
+
+// drive runs a script against api and reports every step to p.
+func drive(ctx context.Context, api commands.API, start commands.StartRunRequest, steps []scriptLine, end bool, p *printer) error {
+	info, err := api.StartRun(ctx, start)
+	if err != nil {
+		return err
+	}
+	p.started(info)
+	for i, s := range steps {
+		out, err := api.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: i + 1, Calls: s.Calls})
+		if err != nil {
+			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
+		}
+		p.step(out)
+	}
+	if !end {
+		return nil
+	}
+	sum, err := api.EndRun(ctx, commands.EndRunRequest{Run: info.Run})
+	if err != nil {
+		return err
+	}
+	p.ended(sum)
+	return nil
+}
+
+func readRules(path string) ([]gate.Rule, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rules []gate.Rule
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rules); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rules, nil
+}

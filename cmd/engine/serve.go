@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/nats-io/nats.go"
+	group "github.com/oklog/run"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/step"
+)
+
+// runServe is `engine serve`: an engine host with the stepgate service, on an
+// embedded server (default) or an external NATS server or cluster (--nats).
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	var cf connFlags
+	cf.register(fs)
+	listen := fs.String("listen", "127.0.0.1:4222", "address of the embedded server's listener for other processes (\"\" for none)")
+	replicas := fs.Int("replicas", 1, "stream replicas (3 on a cluster)")
+	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
+	hostName := fs.String("host", defaultHostName(), "this host's name in its commits")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	log := logger(stderr)
+	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log}
+
+	var (
+		nc   *nats.Conn
+		host *commands.Host
+		stop func() error
+	)
+	if cf.natsURL != "" {
+		var err error
+		if nc, err = cf.dial(); err != nil {
+			return err
+		}
+		if host, err = startHost(ctx, nc, opts); err != nil {
+			nc.Close()
+			return err
+		}
+		stop = func() error { err := host.Close(); nc.Close(); return err }
+		fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", cf.natsURL, *hostName)
+	} else {
+		e, err := startEmbedded(ctx, opts)
+		if err != nil {
+			return err
+		}
+		nc, host, stop = e.nc, e.host, e.close
+		fmt.Fprintf(stdout, "stepgate serving on %s, data in %s (host %s)\n", e.srv.ClientURL(), cf.data, *hostName)
+	}
+
+	// The long-running parts are actors of one group: the first to stop
+	// (a signal, the service failing, the projector failing) stops them all.
+	var g group.Group
+	sctx, cancel := context.WithCancel(ctx)
+	g.Add(func() error {
+		<-sctx.Done()
+		return ctx.Err()
+	}, func(error) { cancel() })
+	svcCtx, svcCancel := context.WithCancel(context.Background())
+	g.Add(func() error { return serveAPI(svcCtx, nc, host, version(), log) }, func(error) { svcCancel() })
+	quit := make(chan struct{})
+	g.Add(func() error {
+		select {
+		case <-host.Done():
+			return fmt.Errorf("projector stopped: %w", host.Err())
+		case <-quit:
+			return nil
+		}
+	}, func(error) { close(quit) })
+	err := g.Run()
+	svcCancel()
+	cancel()
+	if cerr := stop(); cerr != nil {
+		log.Error("stopping", "err", cerr)
+	}
+	if ctx.Err() != nil {
+		return nil // interrupted: a clean stop
+	}
+	return err
+}
