@@ -5,7 +5,8 @@ import "errors"
 var (
 	// ErrInvalidName is wrapped by every error about a tool name that breaks the name
 	// rule. Its text is capitalised because ValidateName's error is model-visible.
-	ErrInvalidName = errors.New("Invalid tool name") //nolint:staticcheck // model-visible text
+	//lint:ignore ST1005 the text is model-visible and spelled by the spec
+	ErrInvalidName = errors.New("Invalid tool name")
 	// ErrInvalidAction is wrapped when a descriptor's permission action is malformed.
 	ErrInvalidAction = errors.New("invalid permission action")
 	// ErrInvalidEffect is wrapped when a descriptor's effect class is not one of the three.

@@ -21,7 +21,8 @@ type readIn struct {
 	Opts   struct {
 		Follow bool `json:"follow"`
 	} `json:"opts"`
-	hidden string //nolint:unused // unexported fields never reach the schema
+	//lint:ignore U1000 unexported fields never reach the schema: that is what this field tests
+	hidden string
 	Skip   string `json:"-"`
 }
 

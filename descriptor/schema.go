@@ -96,10 +96,17 @@ func leaves(e *jsonschema.ValidationError, out *[]string) {
 	var msg string
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
-		if len(k.Properties) == 1 {
-			msg = fmt.Sprintf("additional property %s not allowed", quote(k.Properties[0]))
+		// The library lists the properties in map order: sort them so
+		// the same input always gives the same text.
+		props := slices.Sorted(slices.Values(k.Properties))
+		if len(props) == 1 {
+			msg = fmt.Sprintf("additional property %s not allowed", quote(props[0]))
 		} else {
-			msg = k.LocalizedString(printer)
+			quoted := make([]string, len(props))
+			for i, p := range props {
+				quoted[i] = quote(p)
+			}
+			msg = fmt.Sprintf("additional properties %s not allowed", strings.Join(quoted, ", "))
 		}
 	default:
 		msg = k.LocalizedString(printer)

@@ -35,8 +35,6 @@ type batch struct {
 	steps map[string][]byte
 }
 
-func (b *batch) empty() bool { return len(b.runs) == 0 && len(b.steps) == 0 }
-
 func initBuckets(tx *bolt.Tx) error {
 	for _, name := range [][]byte{bucketMeta, bucketRuns, bucketSteps} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {

@@ -49,7 +49,6 @@ type Projector struct {
 	replayed int                     // commits applied by Follow since Open
 	changed  chan struct{}           // closed and replaced whenever seq advances
 	failed   error                   // set when the projector stopped on a commit
-	closed   bool
 }
 
 // Open opens (or creates) the checkpoint at path and loads its sequence. Runs

@@ -47,4 +47,3 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	return nil
 }
-
