@@ -58,11 +58,12 @@ type sizes struct {
 	w1Steps int
 	w2Runs  int
 	w2Steps int
+	rounds  int // alternating baseline/engine rounds; medians are reported
 }
 
 func (o Options) sizes() sizes {
 	if o.Quick {
-		return sizes{rawMsgs: 2000, w1Steps: 200, w2Runs: 20, w2Steps: 10}
+		return sizes{rawMsgs: 2000, w1Steps: 200, w2Runs: 20, w2Steps: 10, rounds: 1}
 	}
-	return sizes{rawMsgs: 10000, w1Steps: 1000, w2Runs: 20, w2Steps: 100}
+	return sizes{rawMsgs: 10000, w1Steps: 1000, w2Runs: 20, w2Steps: 100, rounds: 7}
 }

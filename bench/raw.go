@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -46,9 +48,15 @@ func rawMessages(n int) ([]*nats.Msg, error) {
 	return msgs, nil
 }
 
+// warmup is how many steps (or raw messages) run before the clock starts, in
+// every workload alike: the first writes to a fresh stream pay for creating
+// its files.
+const warmup = 100
+
 // rawRates publishes W1-shaped commits straight to JetStream on a fresh
 // stream, with optimistic concurrency and de-duplication headers, first one
-// at a time, then with up to 256 in flight. It returns msgs/s of each.
+// at a time (after the same warm-up as the engine's workloads), then with up
+// to 256 in flight. It returns msgs/s of each.
 func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float64, err error) {
 	e, err := newEnv(ctx, o)
 	if err != nil {
@@ -58,15 +66,20 @@ func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float6
 	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
 		return 0, 0, err
 	}
-	msgs, err := rawMessages(n)
+	msgs, err := rawMessages(warmup + n)
 	if err != nil {
 		return 0, 0, err
 	}
-	var last uint64
-	start := time.Now()
-	for _, m := range msgs {
+	var (
+		last  uint64
+		start time.Time
+	)
+	for i, m := range msgs {
+		if i == warmup {
+			start = time.Now()
+		}
 		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
-		ack, err := e.js.PublishMsg(ctx, m)
+		ack, err := step.Publish(ctx, e.js, m)
 		if err != nil {
 			return 0, 0, fmt.Errorf("raw sync publish: %w", err)
 		}
@@ -106,6 +119,57 @@ func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float6
 		return 0, 0, fmt.Errorf("raw async: %d publishes unacknowledged", got)
 	}
 	return syncRate, asyncRate, nil
+}
+
+// rawConcurrent publishes W1-shaped commits from runs concurrent
+// synchronous publishers, one run subject each (after a warm-up), and
+// returns the total msgs/s.
+func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (float64, error) {
+	e, err := newEnv(ctx, o)
+	if err != nil {
+		return 0, err
+	}
+	defer e.close()
+	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
+		return 0, err
+	}
+	publish := func(msgs []*nats.Msg) error {
+		var last uint64
+		for _, m := range msgs {
+			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
+			ack, err := step.Publish(ctx, e.js, m)
+			if err != nil {
+				return fmt.Errorf("raw pipeline publish: %w", err)
+			}
+			last = ack.Sequence
+		}
+		return nil
+	}
+	warm, err := rawMessages(warmup)
+	if err != nil {
+		return 0, err
+	}
+	if err := publish(warm); err != nil {
+		return 0, err
+	}
+	batches := make([][]*nats.Msg, runs)
+	for i := range batches {
+		if batches[i], err = rawMessages(perRun); err != nil {
+			return 0, err
+		}
+	}
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, b := range batches {
+		wg.Go(func() { errs[i] = publish(b) })
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	return perSecond(runs*perRun, elapsed), nil
 }
 
 func runRaw(ctx context.Context, o Options) (Result, error) {

@@ -25,6 +25,19 @@ func percentile(ds []time.Duration, p float64) float64 {
 	return ms(s[i])
 }
 
+// median of xs (0 for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return math.Round((s[len(s)/2-1] + s[len(s)/2]) / 2)
+}
+
 func ms(d time.Duration) float64 { return round(float64(d) / float64(time.Millisecond)) }
 
 func perSecond(n int, d time.Duration) float64 { return math.Round(float64(n) / d.Seconds()) }

@@ -45,7 +45,8 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 func summary(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
 	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
-		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio"} {
+		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio",
+		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "rounds"} {
 		if v, ok := r[k]; ok {
 			fmt.Fprintf(w, " %s=%v", k, v)
 		}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -47,92 +48,158 @@ func (s script) drive(ctx context.Context, h *commands.Host) ([]time.Duration, e
 	return lat, nil
 }
 
-// runW1 is w1 (tool echo) or w1fx (tool echo_fx).
-func runW1(ctx context.Context, o Options, tool string) (Result, error) {
-	sz := o.sizes()
-	rawSync, _, err := rawRates(ctx, o, sz.rawMsgs)
-	if err != nil {
-		return nil, err
-	}
+// engineEnv is a fresh embedded server with one engine host, warmed up.
+type engineEnv struct {
+	env  *env
+	host *commands.Host
+}
+
+func newEngineEnv(ctx context.Context, o Options, tool string) (*engineEnv, error) {
 	e, err := newEnv(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	defer e.close()
 	h, err := e.host(ctx)
 	if err != nil {
+		e.close()
 		return nil, err
 	}
-	defer h.Close()
-	sc, err := newScript(ctx, h, tool, sz.w1Steps)
+	ee := &engineEnv{env: e, host: h}
+	warm, err := newScript(ctx, h, tool, warmup)
+	if err == nil {
+		_, err = warm.drive(ctx, h)
+	}
 	if err != nil {
+		ee.close()
 		return nil, err
+	}
+	return ee, nil
+}
+
+func (ee *engineEnv) close() {
+	ee.host.Close()
+	ee.env.close()
+}
+
+// w1Round measures one run of n steps on a fresh engine.
+func w1Round(ctx context.Context, o Options, tool string, n int) (rate float64, lat []time.Duration, commitsPerStep float64, err error) {
+	ee, err := newEngineEnv(ctx, o, tool)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	defer ee.close()
+	h := ee.host
+	sc, err := newScript(ctx, h, tool, n)
+	if err != nil {
+		return 0, nil, 0, err
 	}
 	before, err := h.Log.LastSeq(ctx)
 	if err != nil {
-		return nil, err
+		return 0, nil, 0, err
 	}
 	start := time.Now()
-	lat, err := sc.drive(ctx, h)
+	lat, err = sc.drive(ctx, h)
 	if err != nil {
-		return nil, err
+		return 0, nil, 0, err
 	}
 	elapsed := time.Since(start)
 	after, err := h.Log.LastSeq(ctx)
 	if err != nil {
-		return nil, err
+		return 0, nil, 0, err
+	}
+	return perSecond(n, elapsed), lat, float64(after-before) / float64(n), nil
+}
+
+// runW1 is w1 (tool echo) or w1fx (tool echo_fx): rounds alternate the raw
+// baseline and the engine, each on a fresh server, and the medians are
+// compared.
+func runW1(ctx context.Context, o Options, tool string) (Result, error) {
+	sz := o.sizes()
+	var raws, rates, commits []float64
+	var lat []time.Duration
+	for range sz.rounds {
+		raw, _, err := rawRates(ctx, o, sz.w1Steps)
+		if err != nil {
+			return nil, err
+		}
+		rate, l, cps, err := w1Round(ctx, o, tool, sz.w1Steps)
+		if err != nil {
+			return nil, err
+		}
+		raws, rates, commits = append(raws, raw), append(rates, rate), append(commits, cps)
+		lat = append(lat, l...)
 	}
 	r := newResult(o)
-	steps := perSecond(sz.w1Steps, elapsed)
+	steps, rawSync := median(rates), median(raws)
 	r["steps_per_s"] = steps
 	r["p50_ms"] = percentile(lat, 50)
 	r["p99_ms"] = percentile(lat, 99)
-	r["commits_per_step"] = round(float64(after-before) / float64(sz.w1Steps))
+	r["commits_per_step"] = round(median(commits))
 	r["raw_sync_msgs_per_s"] = rawSync
 	r["ratio"] = ratio(steps, rawSync)
+	r["rounds"] = sz.rounds
 	return r, nil
 }
 
-// runW2 drives concurrent runs.
-func runW2(ctx context.Context, o Options) (Result, error) {
-	sz := o.sizes()
-	_, rawAsync, err := rawRates(ctx, o, sz.rawMsgs)
+// w2Round measures runs concurrent runs of n steps each on a fresh engine.
+func w2Round(ctx context.Context, o Options, runs, n int) (float64, error) {
+	ee, err := newEngineEnv(ctx, o, "echo")
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	e, err := newEnv(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	defer e.close()
-	h, err := e.host(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer h.Close()
-	scripts := make([]script, sz.w2Runs)
+	defer ee.close()
+	h := ee.host
+	scripts := make([]script, runs)
 	for i := range scripts {
-		if scripts[i], err = newScript(ctx, h, "echo", sz.w2Steps); err != nil {
-			return nil, err
+		if scripts[i], err = newScript(ctx, h, "echo", n); err != nil {
+			return 0, err
 		}
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, sz.w2Runs)
+	errs := make([]error, runs)
 	start := time.Now()
 	for i, sc := range scripts {
 		wg.Go(func() { _, errs[i] = sc.drive(ctx, h) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	for _, err := range errs {
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	return perSecond(runs*n, elapsed), nil
+}
+
+// runW2 drives concurrent runs, in rounds alternating with the raw
+// baselines.
+func runW2(ctx context.Context, o Options) (Result, error) {
+	sz := o.sizes()
+	total := sz.w2Runs * sz.w2Steps
+	var asyncs, pipes, rates []float64
+	for range sz.rounds {
+		_, async, err := rawRates(ctx, o, total)
 		if err != nil {
 			return nil, err
 		}
+		pipe, err := rawConcurrent(ctx, o, sz.w2Runs, sz.w2Steps)
+		if err != nil {
+			return nil, err
+		}
+		rate, err := w2Round(ctx, o, sz.w2Runs, sz.w2Steps)
+		if err != nil {
+			return nil, err
+		}
+		asyncs, pipes, rates = append(asyncs, async), append(pipes, pipe), append(rates, rate)
 	}
 	r := newResult(o)
-	steps := perSecond(sz.w2Runs*sz.w2Steps, elapsed)
+	steps, rawAsync, rawPipelines := median(rates), median(asyncs), median(pipes)
 	r["steps_per_s"] = steps
 	r["raw_async_msgs_per_s"] = rawAsync
 	r["ratio"] = ratio(steps, rawAsync)
+	// The same shape without the engine: one synchronous publisher per run,
+	// each commit acknowledged before the next. This is the ceiling of a
+	// workload whose runs commit step by step.
+	r["raw_pipelines_msgs_per_s"] = rawPipelines
+	r["ratio_to_pipelines"] = ratio(steps, rawPipelines)
+	r["rounds"] = sz.rounds
 	return r, nil
 }

@@ -36,10 +36,23 @@ type planned struct {
 	prepared *executor.Prepared
 	verdict  events.PermissionDecided
 	rule     *gate.Rule
-	result   *executor.Result // set for calls refused before execution, and after execute
+	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
+
+func (c *planned) setResult(r executor.Result) { c.result = toEventResult(c.req.ID, r) }
+
+// recordable returns args as they can be recorded: unchanged when they are
+// JSON, else as a JSON string of their text (a call with malformed arguments
+// is refused as invalid input, and the log still says what the model sent).
+func recordable(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 || json.Valid(args) {
+		return args
+	}
+	b, _ := json.Marshal(string(args))
+	return b
+}
 
 // plan decides every call of req against the run as the projection holds it.
 // When the step was already committed it returns the recorded outcome (same
@@ -96,12 +109,13 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *planned {
 	c := &planned{req: cr}
 	refuse := func(msg string) *planned {
+		c.req.Args = recordable(cr.Args)
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictReject, Reason: msg}
-		r := executor.ErrorResult(msg)
-		c.result = &r
+		c.setResult(executor.ErrorResult(msg))
 		return c
 	}
 	if cfg.narrowing != gate.Configured {
+		c.req.Args = recordable(cr.Args)
 		return e.block(c, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
 	}
 	identity, advertised := cfg.catalog[cr.Tool]
@@ -147,8 +161,7 @@ func (e *Engine) block(c *planned, v gate.Verdict) *planned {
 	c.verdict = events.PermissionDecided{CallID: c.req.ID, Verdict: events.VerdictBlock, Reason: v.Reason,
 		Rule: ruleRef(v.Rule), Requests: reqs}
 	c.rule = v.Rule
-	r := executor.ErrorResult("blocked: " + v.Reason)
-	c.result = &r
+	c.setResult(executor.ErrorResult("blocked: " + v.Reason))
 	return c
 }
 
@@ -182,10 +195,7 @@ func (p *plan) execute(ctx context.Context) {
 			allowed = append(allowed, c)
 		}
 	}
-	run := func(c *planned) {
-		r := c.prepared.Run(ctx)
-		c.result = &r
-	}
+	run := func(c *planned) { c.setResult(c.prepared.Run(ctx)) }
 	if len(allowed) == 1 {
 		run(allowed[0])
 		return
@@ -213,7 +223,7 @@ func (p *plan) decideEvents() []events.Event {
 func (p *plan) settleEvents() []events.Event {
 	evs := make([]events.Event, 0, len(p.calls)+1)
 	for _, c := range p.calls {
-		evs = append(evs, toEventResult(c.req.ID, *c.result))
+		evs = append(evs, c.result)
 	}
 	return append(evs, events.StepFinalized{Calls: len(p.calls)})
 }
@@ -222,7 +232,7 @@ func (p *plan) settleEvents() []events.Event {
 func (p *plan) outcome() *StepOutcome {
 	o := &StepOutcome{Run: p.run, Step: p.step, Final: true, Results: make([]CallResult, len(p.calls))}
 	for i, c := range p.calls {
-		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, toEventResult(c.req.ID, *c.result))
+		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, c.result)
 	}
 	return o
 }

@@ -226,3 +226,48 @@ func TestUnknownAgentIsDenyAll(t *testing.T) {
 		t.Errorf("an unresolvable agent sees %d tools, want none (deny-all)", n)
 	}
 }
+
+// Arguments that are not JSON at all are the model's mistake: the call is
+// refused as invalid input, the step is recorded (with the text the model
+// sent), and a resubmission of the same step gets the same outcome.
+func TestMalformedArgumentsAreInvalidInput(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHost(t, s, registry(t, &cnt), "h1")
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{
+		{ID: "a", Tool: "count_fx", Args: []byte(`{"text":`)},
+		{ID: "b", Tool: "nope", Args: []byte(`not json`)},
+	}}
+	out, err := h.SubmitStep(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Results[0].Content; !strings.HasPrefix(got, "Invalid tool input: ") {
+		t.Errorf("malformed arguments: %q, want Invalid tool input", got)
+	}
+	if got := out.Results[1].Content; got != "Unknown tool: nope" {
+		t.Errorf("unknown tool with malformed arguments: %q", got)
+	}
+	if cnt.fx.Load() != 0 {
+		t.Error("the tool ran on malformed arguments")
+	}
+	again, err := h.SubmitStep(ctx, req)
+	if err != nil {
+		t.Fatalf("resubmission: %v", err)
+	}
+	if diff := cmp.Diff(out, again); diff != "" {
+		t.Errorf("resubmission (-first +again):\n%s", diff)
+	}
+	run, err := h.Show(ctx, commands.ShowRequest{Run: info.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(run.Steps[0].Calls[0].Args); got != `"{\"text\":"` {
+		t.Errorf("recorded arguments %s, want the text as a JSON string", got)
+	}
+}

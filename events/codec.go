@@ -37,25 +37,31 @@ type wireCommit struct {
 	Events []wireEvent `json:"events"`
 }
 
-// envelope is the stored form of a commit's fields other than its events.
-type envelope struct {
-	ID   string    `json:"id"`
-	Run  string    `json:"run,omitempty"`
-	Step int       `json:"step,omitempty"`
-	Kind Kind      `json:"kind"`
-	At   time.Time `json:"at"`
-	Host string    `json:"host,omitempty"`
+// Marshal encodes a commit in its stored form.
+func Marshal(c *Commit) ([]byte, error) {
+	return Append(make([]byte, 0, 256+768*len(c.Events)), c)
 }
 
-// Marshal encodes a commit in its stored form. Each payload is encoded once
-// and spliced into the envelope (the form [Unmarshal] reads as wireCommit).
-func Marshal(c *Commit) ([]byte, error) {
-	head, err := json.Marshal(envelope{ID: c.ID, Run: c.Run, Step: c.Step, Kind: c.Kind, At: c.At, Host: c.Host})
+// Append appends the stored form of c to dst (the form [Unmarshal] reads as
+// wireCommit). The envelope and the hot payloads are written without
+// reflection; others go through encoding/json once.
+func Append(dst []byte, c *Commit) ([]byte, error) {
+	buf := appendString(append(dst, `{"id":`...), c.ID)
+	if c.Run != "" {
+		buf = appendString(append(buf, `,"run":`...), c.Run)
+	}
+	if c.Step != 0 {
+		buf = strconv.AppendInt(append(buf, `,"step":`...), int64(c.Step), 10)
+	}
+	buf = appendString(append(buf, `,"kind":`...), string(c.Kind))
+	at, err := c.At.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("encode commit %s: %w", c.ID, err)
 	}
-	buf := make([]byte, 0, len(head)+64+512*len(c.Events))
-	buf = append(buf, head[:len(head)-1]...)
+	buf = append(append(buf, `,"at":`...), at...)
+	if c.Host != "" {
+		buf = appendString(append(buf, `,"host":`...), c.Host)
+	}
 	buf = append(buf, `,"events":[`...)
 	for i, e := range c.Events {
 		if e == nil {

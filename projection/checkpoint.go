@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -44,17 +46,20 @@ func initBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
+// writeBatch writes b in one transaction. Keys go in sorted order: bbolt
+// inserts into sorted nodes, and random order would move half a node per put.
 func writeBatch(db *bolt.DB, b *batch) error {
 	return db.Update(func(tx *bolt.Tx) error {
-		runs, steps := tx.Bucket(bucketRuns), tx.Bucket(bucketSteps)
-		for k, v := range b.runs {
-			if err := runs.Put([]byte(k), v); err != nil {
-				return err
-			}
-		}
-		for k, v := range b.steps {
-			if err := steps.Put([]byte(k), v); err != nil {
-				return err
+		for _, w := range []struct {
+			bucket *bolt.Bucket
+			kv     map[string][]byte
+		}{{tx.Bucket(bucketRuns), b.runs}, {tx.Bucket(bucketSteps), b.steps}} {
+			// Step keys of one run grow at the end: pack pages full.
+			w.bucket.FillPercent = 0.9
+			for _, k := range slices.Sorted(maps.Keys(w.kv)) {
+				if err := w.bucket.Put([]byte(k), w.kv[k]); err != nil {
+					return err
+				}
 			}
 		}
 		var seq [8]byte

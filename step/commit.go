@@ -27,10 +27,13 @@ func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64
 	if !events.ValidID(c.Run) {
 		return 0, fmt.Errorf("commit %s: run id %q is not a ULID: %w", c.ID, c.Run, events.ErrMalformed)
 	}
-	data, err := events.Marshal(c)
+	bp := l.buffers.Get().(*[]byte)
+	defer l.buffers.Put(bp)
+	data, err := events.Append((*bp)[:0], c)
 	if err != nil {
 		return 0, err
 	}
+	*bp = data // keep the grown buffer; the client copies data before the ack returns
 	if len(data) > int(l.cfg.MaxMsgSize) {
 		return 0, fmt.Errorf("commit %s of run %s: %d bytes > %d: %w", c.ID, c.Run, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
 	}
@@ -39,7 +42,7 @@ func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64
 		jetstream.MsgIDHeader:               []string{c.ID},
 		jetstream.ExpectedLastSubjSeqHeader: []string{strconv.FormatUint(last, 10)},
 	}}
-	ack, err := l.js.PublishMsg(ctx, msg)
+	ack, err := Publish(ctx, l.js, msg)
 	if err == nil {
 		return ack.Sequence, nil
 	}
@@ -62,3 +65,4 @@ func (l *Log) storedAsLast(ctx context.Context, subject, id string) (uint64, boo
 	}
 	return m.Sequence, true
 }
+

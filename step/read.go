@@ -92,3 +92,16 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 		}
 	}
 }
+
+// Get returns the message at stream sequence seq (a direct get); found is
+// false when the stream holds no message there.
+func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte, found bool, err error) {
+	m, err := l.stream.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
+	}
+	return m.Subject, m.Data, true, nil
+}

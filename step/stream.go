@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -64,9 +65,10 @@ func (c StreamConfig) withDefaults() StreamConfig {
 // Log is the append-only log of commits on one JetStream stream. Safe for
 // concurrent use.
 type Log struct {
-	js     jetstream.JetStream
-	stream jetstream.Stream
-	cfg    StreamConfig
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	cfg     StreamConfig
+	buffers sync.Pool // *[]byte encode buffers for commits
 }
 
 // Open creates the stream if it does not exist (or updates its settings) and
@@ -95,7 +97,9 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 			return nil, fmt.Errorf("open stream %s: %w", cfg.Name, err)
 		}
 	}
-	return &Log{js: js, stream: s, cfg: cfg}, nil
+	l := &Log{js: js, stream: s, cfg: cfg}
+	l.buffers.New = func() any { b := make([]byte, 0, 4096); return &b }
+	return l, nil
 }
 
 // Name returns the stream's name.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/stepgate/stepgate/bench"
@@ -18,6 +19,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	quick := fs.Bool("quick", false, "reduced size, for CI")
 	_ = fs.Bool("json", true, "print JSON lines (always on; the summary goes to stderr)")
 	dir := fs.String("dir", os.TempDir(), "where temporary data directories are made")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench to this file")
 	// Flags may follow the workload name.
 	var names []string
 	for len(args) > 0 {
@@ -35,6 +37,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(names) == 1 && names[0] == "all" {
 		names = bench.Workloads()
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	for _, w := range names {
 		o := bench.Options{Workload: w, Sync: *sync, Quick: *quick, Dir: *dir, Stderr: stderr}
