@@ -65,4 +65,3 @@ func (l *Log) storedAsLast(ctx context.Context, subject, id string) (uint64, boo
 	}
 	return m.Sequence, true
 }
-
