@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -17,6 +18,7 @@ type handler[In, Out any] struct {
 	fn       func(ctx context.Context, c Call, in In) (Out, error)
 	requests func(c Call, in In) ([]descriptor.Request, error)
 	outKind  outKind
+	flat     *flatDecoder // nil unless In is a flat struct
 }
 
 var emptyObject = []byte("{}")
@@ -26,7 +28,7 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = emptyObject
 	}
-	doc, err := decodeAny(raw)
+	doc, dups, err := decodeAny(raw)
 	if err != nil {
 		return nil, h.inputError("arguments are not valid JSON: "+jsonDetail(err), err)
 	}
@@ -39,8 +41,11 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	// left for the decoder is what the schema cannot see: a number too large for its
 	// Go type, say.
 	var in In
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, h.inputError(jsonDetail(err), err)
+	if h.flat == nil || dups || !h.flat.decode(doc, reflect.ValueOf(&in)) {
+		in = *new(In)
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, h.inputError(jsonDetail(err), err)
+		}
 	}
 	reqs, err := h.computeRequests(c, in)
 	if err != nil {
@@ -66,13 +71,18 @@ func (h *handler[In, Out]) inputError(detail string, cause error) *InputError {
 	return &InputError{Tool: h.tool.desc.Name, Detail: oneLine(detail), Err: cause}
 }
 
-// decodeAny decodes raw for the schema validator. Numbers become float64: a bound
-// beyond 2^53 is checked approximately, and the typed decode that follows still
-// refuses a number its Go type cannot hold.
-func decodeAny(raw []byte) (any, error) {
-	var v any
-	err := json.Unmarshal(raw, &v)
-	return v, err
+// decodeAny decodes raw for the schema validator. Numbers stay json.Number,
+// so bounds are checked exactly and the typed decode reads the digits as
+// written.
+func decodeAny(raw []byte) (doc any, dups bool, err error) {
+	if v, dups, ok := parseAny(raw); ok {
+		return v, dups, nil
+	}
+	err = json.Unmarshal(raw, new(any)) // not JSON: encoding/json words the error
+	if err == nil {
+		err = errors.New("arguments are not a single JSON value")
+	}
+	return nil, false, err
 }
 
 // jsonDetail words an encoding/json error for the model: without the "json: " prefix

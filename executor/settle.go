@@ -90,7 +90,7 @@ func (h *handler[In, Out]) render(out Out) Result {
 	if err != nil {
 		return ErrorResult(InvalidOutput(jsonDetail(err)))
 	}
-	doc, err := decodeAny(b)
+	doc, _, err := decodeAny(b)
 	if err != nil {
 		return ErrorResult(InvalidOutput(jsonDetail(err)))
 	}

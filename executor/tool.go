@@ -79,7 +79,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 		return nil, fmt.Errorf("tool %s: output schema: %w", name, err)
 	}
 	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out}
-	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out]()}
+	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out](), flat: newFlatDecoder(reflect.TypeFor[In]())}
 	switch f := o.requests.(type) {
 	case nil:
 		h.requests = defaultRequests[In](d.Action)
