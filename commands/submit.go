@@ -112,15 +112,13 @@ func checkSubmit(req SubmitStepRequest) error {
 	if len(req.Calls) == 0 {
 		return fmt.Errorf("step %d: no calls: %w", req.Step, ErrInvalidRequest)
 	}
-	seen := make(map[string]bool, len(req.Calls))
-	for _, c := range req.Calls {
+	for i, c := range req.Calls {
 		if c.ID == "" {
 			return fmt.Errorf("step %d: a call without id: %w", req.Step, ErrInvalidRequest)
 		}
-		if seen[c.ID] {
+		if slices.ContainsFunc(req.Calls[:i], func(o CallRequest) bool { return o.ID == c.ID }) {
 			return fmt.Errorf("step %d: call id %q twice: %w", req.Step, c.ID, ErrInvalidRequest)
 		}
-		seen[c.ID] = true
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package events
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -18,7 +17,7 @@ type appender interface {
 // appendRaw appends a JSON value held as raw bytes, refusing bytes that are
 // not JSON: a commit is never stored unreadable.
 func appendRaw(b []byte, name string, raw []byte) ([]byte, error) {
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		return nil, fmt.Errorf("field %s is not valid JSON: %w", name, ErrMalformed)
 	}
 	return append(appendKey(b, name, false), raw...), nil

@@ -79,7 +79,7 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		switch e := e.(type) {
 		case Unknown:
 			if len(e.Data) > 0 {
-				if !json.Valid(e.Data) {
+				if !validJSON(e.Data) {
 					return nil, fmt.Errorf("encode commit %s event %s: data is not JSON: %w", c.ID, typ, ErrMalformed)
 				}
 				buf = append(append(buf, `,"data":`...), e.Data...)

@@ -152,3 +152,17 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+func TestValidIDAgreesWithULID(t *testing.T) {
+	src := events.NewIDSource(nil)
+	for range 1000 {
+		if id := src.New(time.Now()); !events.ValidID(id) {
+			t.Fatalf("ValidID(%q) = false for a fresh id", id)
+		}
+	}
+	for _, bad := range []string{"8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "01JDZ0000000000000000000AI", "01JDZ0000000000000000000A", "01JDZ0000000000000000000A.", "01JDZ0000000000000000000UU"} {
+		if events.ValidID(bad) {
+			t.Errorf("ValidID(%q) = true", bad)
+		}
+	}
+}

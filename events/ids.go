@@ -35,8 +35,16 @@ func (s *IDSource) New(t time.Time) string {
 }
 
 // ValidID reports whether s is a canonical ULID string (and so a safe subject
-// token).
+// token): 26 characters of upper-case Crockford base32, the first at most '7'.
 func ValidID(s string) bool {
-	id, err := ulid.ParseStrict(s)
-	return err == nil && id.String() == s
+	if len(s) != ulid.EncodedSize || s[0] > '7' {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') || c == 'I' || c == 'L' || c == 'O' || c == 'U' {
+			return false
+		}
+	}
+	return true
 }

@@ -19,6 +19,7 @@ type handler[In, Out any] struct {
 	requests func(c Call, in In) ([]descriptor.Request, error)
 	outKind  outKind
 	flat     *flatDecoder // nil unless In is a flat struct
+	simple   *simpleInput // nil unless In's schema is plain as well
 }
 
 var emptyObject = []byte("{}")
@@ -32,6 +33,11 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	if err != nil {
 		return nil, h.inputError("arguments are not valid JSON: "+jsonDetail(err), err)
 	}
+	var in In
+	if h.simple != nil && !dups && h.simple.decode(doc, reflect.ValueOf(&in)) {
+		return h.prepared(c, in)
+	}
+	in = *new(In)
 	if err := h.tool.input.Validate(doc); err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
@@ -40,13 +46,17 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	// fields exist (and the schema, unlike encoding/json, does not fold case). What is
 	// left for the decoder is what the schema cannot see: a number too large for its
 	// Go type, say.
-	var in In
 	if h.flat == nil || dups || !h.flat.decode(doc, reflect.ValueOf(&in)) {
 		in = *new(In)
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, h.inputError(jsonDetail(err), err)
 		}
 	}
+	return h.prepared(c, in)
+}
+
+// prepared computes the requests of a decoded call and readies it to run.
+func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 	reqs, err := h.computeRequests(c, in)
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)

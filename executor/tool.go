@@ -80,6 +80,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 	}
 	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out}
 	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out](), flat: newFlatDecoder(reflect.TypeFor[In]())}
+	h.simple = newSimpleInput(t.desc.InputSchema, h.flat)
 	switch f := o.requests.(type) {
 	case nil:
 		h.requests = defaultRequests[In](d.Action)
