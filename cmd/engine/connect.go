@@ -32,7 +32,7 @@ type connFlags struct {
 }
 
 func (f *connFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "stepgate-data", "data directory of an embedded engine")
+	fs.StringVar(&f.data, "data", "stepgate-data", "data directory: the embedded server's storage and this host's projection checkpoints")
 	fs.StringVar(&f.natsURL, "nats", "", "URL(s) of a NATS server or cluster, comma-separated (instead of --data)")
 	fs.StringVar(&f.user, "user", "", "NATS user name")
 	fs.StringVar(&f.password, "password", "", "NATS password")
