@@ -35,6 +35,10 @@ type StartRunRequest struct {
 	// DisableTools narrows the run to DenyAll: nothing is advertised and every
 	// call is blocked.
 	DisableTools bool `json:"disable_tools,omitempty"`
+	// TicketTTL bounds how long a confirmation waits for an answer (a Go
+	// duration such as "15m"); empty waits for ever. An expired ticket
+	// settles as "Approval expired before an answer; the call did not run."
+	TicketTTL string `json:"ticket_ttl,omitempty"`
 }
 
 // RunInfo answers StartRun.
@@ -103,6 +107,8 @@ type StepOutcome struct {
 	Step    int          `json:"step"`
 	Final   bool         `json:"final"`
 	Results []CallResult `json:"results"`
+	// Tickets are the calls waiting for a human while the step is not final.
+	Tickets []TicketView `json:"tickets,omitempty"`
 }
 
 // EndRunRequest ends a run.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
@@ -34,6 +35,10 @@ type Config struct {
 	IDs *events.IDSource
 	// Logger receives best-effort warnings; default slog.Default().
 	Logger *slog.Logger
+	// Rules resolves an agent's configured ruleset as it is now: pinned at a
+	// run's start, and consulted again when an approved call resumes (a deny
+	// in either blocks it). Default: the built-in agents.
+	Rules func(agent string) gate.Ruleset
 }
 
 // Engine handles commands against one log. All methods are safe for
@@ -77,6 +82,10 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Rules == nil {
+		dir := cfg.ToolOutputDir
+		cfg.Rules = func(agent string) gate.Ruleset { return agentRules(agent, dir) }
+	}
 	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, seed: maphash.MakeSeed()}, nil
 }
 
@@ -115,8 +124,30 @@ func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
 	return nil
 }
 
+// refreshRun folds the run's commits this host has not seen yet.
+func (e *Engine) refreshRun(ctx context.Context, run string) error {
+	var last uint64
+	if err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq }); err != nil {
+		return err
+	}
+	return e.refresh(ctx, run, last)
+}
+
 // newCommit builds an envelope for run.
 func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
 	now := e.cfg.Clock()
 	return &events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
+}
+
+// saved returns a project's approvals in force as allow rules.
+func (e *Engine) saved(project string) gate.Ruleset {
+	grants := e.proj.Grants(project)
+	if len(grants) == 0 {
+		return nil
+	}
+	rs := make(gate.Ruleset, len(grants))
+	for i, g := range grants {
+		rs[i] = gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved}
+	}
+	return rs
 }

@@ -20,16 +20,39 @@ var (
 	// ErrConflict means the step was committed with other calls, or another
 	// host committed first: refresh and decide again.
 	ErrConflict = errors.New("conflict")
+	// ErrTicketNotFound means no ticket has that id (or it belongs to
+	// another run than the one named).
+	ErrTicketNotFound = errors.New("ticket not found")
+	// ErrTicketResolved means the ticket was answered already, or its run
+	// no longer awaits.
+	ErrTicketResolved = errors.New("ticket already resolved")
+	// ErrTicketExpired means the ticket's deadline passed; the call settles
+	// as expired.
+	ErrTicketExpired = errors.New("ticket expired")
+	// ErrTicketStale means the ticket's tool identity is no longer the
+	// effective registration; the call settles as a stale tool call.
+	ErrTicketStale = errors.New("ticket is stale")
+	// ErrTicketKind means the reply does not fit the ticket (answers to a
+	// permission ticket, an approval of an input ticket).
+	ErrTicketKind = errors.New("reply does not fit the ticket kind")
+	// ErrGrantNotFound means no saved approval has that id.
+	ErrGrantNotFound = errors.New("grant not found")
 )
 
 // Stable error codes of the API.
 const (
-	CodeInvalidInput = "invalid_input"
-	CodeRunNotFound  = "run_not_found"
-	CodeRunNotActive = "run_not_active"
-	CodeStepOrder    = "step_order"
-	CodeConflict     = "conflict"
-	CodeInternal     = "internal"
+	CodeInvalidInput   = "invalid_input"
+	CodeRunNotFound    = "run_not_found"
+	CodeRunNotActive   = "run_not_active"
+	CodeStepOrder      = "step_order"
+	CodeConflict       = "conflict"
+	CodeTicketNotFound = "ticket_not_found"
+	CodeTicketResolved = "ticket_resolved"
+	CodeTicketExpired  = "ticket_expired"
+	CodeTicketStale    = "ticket_stale"
+	CodeTicketKind     = "ticket_kind"
+	CodeGrantNotFound  = "grant_not_found"
+	CodeInternal       = "internal"
 )
 
 // sentinel returns the error a code stands for (nil for unknown codes).
@@ -45,6 +68,18 @@ func sentinel(code string) error {
 		return ErrStepOrder
 	case CodeConflict:
 		return ErrConflict
+	case CodeTicketNotFound:
+		return ErrTicketNotFound
+	case CodeTicketResolved:
+		return ErrTicketResolved
+	case CodeTicketExpired:
+		return ErrTicketExpired
+	case CodeTicketStale:
+		return ErrTicketStale
+	case CodeTicketKind:
+		return ErrTicketKind
+	case CodeGrantNotFound:
+		return ErrGrantNotFound
 	}
 	return nil
 }
@@ -62,7 +97,8 @@ func Code(err error) string {
 	if errors.Is(err, step.ErrConflict) {
 		return CodeConflict
 	}
-	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict} {
+	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
+		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound} {
 		if errors.Is(err, sentinel(code)) {
 			return code
 		}

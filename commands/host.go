@@ -27,6 +27,9 @@ type HostConfig struct {
 	Engine Config
 	// Projector tunes checkpointing.
 	Projector projection.Options
+	// SweepInterval is how often the host settles expired and stale
+	// tickets; default one second.
+	SweepInterval time.Duration
 }
 
 // Host is one engine host: the log, a projector following it, and the
@@ -36,10 +39,11 @@ type Host struct {
 	Log  *step.Log
 	Proj *projection.Projector
 
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the projector stops
-	err    error         // why it stopped; read after done is closed
-	closed bool
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the projector stops
+	sweeper chan struct{} // closed when the ticket sweeper stops
+	err     error         // why it stopped; read after done is closed
+	closed  bool
 }
 
 // StartHost opens the log on js, loads the projection checkpoint from
@@ -80,6 +84,28 @@ func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Regi
 	if err := proj.WaitFor(ctx, last); err != nil {
 		return nil, errors.Join(fmt.Errorf("start host: catch up to stream sequence %d: %w", last, err), h.Close())
 	}
+	if err := eng.Recover(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("start host: %w", err), h.Close())
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = time.Second
+	}
+	h.sweeper = make(chan struct{})
+	go func() {
+		defer close(h.sweeper)
+		t := time.NewTicker(cfg.SweepInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				return
+			case <-t.C:
+				if err := eng.SweepTickets(fctx); err != nil && fctx.Err() == nil {
+					eng.cfg.Logger.Warn("settling expired or stale tickets", "err", err)
+				}
+			}
+		}
+	}()
 	return h, nil
 }
 
@@ -117,5 +143,8 @@ func (h *Host) Close() error {
 	cancel()
 	h.cancel()
 	<-h.done
+	if h.sweeper != nil {
+		<-h.sweeper
+	}
 	return errors.Join(h.Err(), h.Proj.Close())
 }

@@ -15,10 +15,6 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// ConfirmationUnavailable is the reason given for calls that need a human's
-// confirmation, until confirmations are built.
-const ConfirmationUnavailable = "confirmation is not available yet"
-
 // plan is one step decided: per call, what was asked, the verdict and (after
 // execute) the result.
 type plan struct {
@@ -36,12 +32,19 @@ type planned struct {
 	prepared *executor.Prepared
 	verdict  events.PermissionDecided
 	rule     *gate.Rule
+	ticket   *events.TicketIssued      // the call waits for a human
+	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
 
-func (c *planned) setResult(r executor.Result) { c.result = toEventResult(c.req.ID, r) }
+func (c *planned) setResult(r executor.Result) {
+	c.result, c.terminal = toEventResult(c.req.ID, r), true
+}
+
+// runs reports whether the call executes in this step's own flow.
+func (c *planned) runs() bool { return c.allowed() && c.ticket == nil }
 
 // recordable returns args as they can be recorded: unchanged when they are
 // JSON, else as a JSON string of their text (a call with malformed arguments
@@ -139,16 +142,22 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *pla
 		return refuse(executor.InvalidInput(err.Error()))
 	}
 	c.tool, c.prepared = tool, prepared
-	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, nil)
+	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, e.saved(cfg.project))
 	switch v.Kind {
 	case gate.KindAllow:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
 			Rule: ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
 		c.rule = v.Rule
+		if tool.AwaitsInput() {
+			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil)
+		}
 		return c
 	case gate.KindConfirm:
-		c.verdict.Requests = toEventRequests(v.Asked)
-		return e.block(c, gate.Verdict{Kind: gate.KindBlock, Reason: ConfirmationUnavailable, Rule: v.Rule})
+		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
+			Rule: ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
+		c.rule = v.Rule
+		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked)
+		return c
 	default:
 		c.verdict.Requests = toEventRequests(prepared.Requests())
 		return e.block(c, v)
@@ -174,15 +183,26 @@ func ruleRef(r *gate.Rule) *events.Rule {
 }
 
 // oneCommit reports whether the step can be decided and settled in one
-// commit: no allowed call has an effect that must be guarded by a pre-effect
-// commit.
+// commit: no call waits for a human, and no allowed call has an effect that
+// must be guarded by a pre-effect commit.
 func (p *plan) oneCommit() bool {
 	for _, c := range p.calls {
-		if c.allowed() && c.tool.Descriptor().Effect == descriptor.SideEffecting {
+		if c.ticket != nil || c.allowed() && c.tool.Descriptor().Effect == descriptor.SideEffecting {
 			return false
 		}
 	}
 	return true
+}
+
+// tickets returns the plan's tickets, in model order.
+func (p *plan) tickets() []*events.TicketIssued {
+	var ts []*events.TicketIssued
+	for _, c := range p.calls {
+		if c.ticket != nil {
+			ts = append(ts, c.ticket)
+		}
+	}
+	return ts
 }
 
 // execute runs the allowed calls, concurrently when there are several; each
@@ -191,11 +211,19 @@ func (p *plan) oneCommit() bool {
 func (p *plan) execute(ctx context.Context) {
 	var allowed []*planned
 	for _, c := range p.calls {
-		if c.allowed() {
+		if c.runs() {
 			allowed = append(allowed, c)
 		}
 	}
+	runAll(ctx, allowed)
+}
+
+// runAll executes prepared calls, concurrently when there are several.
+func runAll(ctx context.Context, allowed []*planned) {
 	run := func(c *planned) { c.setResult(c.prepared.Run(ctx)) }
+	if len(allowed) == 0 {
+		return
+	}
 	if len(allowed) == 1 {
 		run(allowed[0])
 		return
@@ -212,24 +240,44 @@ func (p *plan) decideEvents() []events.Event {
 	evs := make([]events.Event, 0, 3*len(p.calls))
 	for _, c := range p.calls {
 		evs = append(evs, events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Args: c.req.Args, Identity: c.identity}, c.verdict)
-		if c.allowed() && c.tool.Descriptor().Effect != descriptor.ReadOnly {
+		if c.ticket != nil {
+			evs = append(evs, *c.ticket)
+		} else if c.allowed() && c.tool.Descriptor().Effect != descriptor.ReadOnly {
 			evs = append(evs, events.ToolCallStarted{CallID: c.req.ID, Attempt: 1})
 		}
 	}
 	return evs
 }
 
-// settleEvents record every call's result and finalize the step.
+// settleEvents record every terminal call's result and finalize the step,
+// or say it awaits its tickets.
 func (p *plan) settleEvents() []events.Event {
 	evs := make([]events.Event, 0, len(p.calls)+1)
 	for _, c := range p.calls {
-		evs = append(evs, c.result)
+		if c.terminal {
+			evs = append(evs, c.result)
+		}
+	}
+	if ts := p.tickets(); len(ts) > 0 {
+		ids := make([]string, len(ts))
+		for i, t := range ts {
+			ids[i] = t.ID
+		}
+		return append(evs, events.StepAwaiting{Tickets: ids})
 	}
 	return append(evs, events.StepFinalized{Calls: len(p.calls)})
 }
 
-// outcome is what the model gets: every result, in model order.
+// outcome is what the model gets: every result, in model order — or, while
+// calls wait for a human, no result yet and the tickets.
 func (p *plan) outcome() *StepOutcome {
+	if ts := p.tickets(); len(ts) > 0 {
+		o := &StepOutcome{Run: p.run, Step: p.step}
+		for _, t := range ts {
+			o.Tickets = append(o.Tickets, TicketView{TicketIssued: *t, Run: p.run, Step: p.step})
+		}
+		return o
+	}
 	o := &StepOutcome{Run: p.run, Step: p.step, Final: true, Results: make([]CallResult, len(p.calls))}
 	for i, c := range p.calls {
 		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, c.result)

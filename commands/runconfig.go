@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"time"
+
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -11,6 +13,9 @@ type runConfig struct {
 	fingerprint string
 	agent       string
 	location    string
+	project     string
+	policy      string        // digest of the pinned ruleset
+	ttl         time.Duration // how long tickets wait; 0 for ever
 	rules       gate.Ruleset
 	narrowing   gate.Narrowing
 	catalog     map[string]string // advertised name → identity
@@ -28,6 +33,9 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 		fingerprint: r.Catalog.Fingerprint,
 		agent:       r.Snapshot.Agent,
 		location:    r.Snapshot.Location,
+		project:     r.Snapshot.Project,
+		policy:      r.Snapshot.PolicyDigest,
+		ttl:         time.Duration(r.Snapshot.TicketTTLMs) * time.Millisecond,
 		rules:       fromEventRules(r.Snapshot.Rules),
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
 		catalog:     make(map[string]string, len(r.Catalog.Tools)),

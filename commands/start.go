@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -31,7 +33,18 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 		sum := sha256.Sum256([]byte(req.Location))
 		req.Project = hex.EncodeToString(sum[:8])
 	}
-	rules := agentRules(req.Agent, e.cfg.ToolOutputDir)
+	var ttl time.Duration
+	if req.TicketTTL != "" {
+		d, err := time.ParseDuration(req.TicketTTL)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("ticket ttl %q: want a positive duration: %w", req.TicketTTL, ErrInvalidRequest)
+		}
+		ttl = d
+	}
+	if !validProject(req.Project) {
+		return nil, fmt.Errorf("project %q: letters, digits, - and _ only, at most 64: %w", req.Project, ErrInvalidRequest)
+	}
+	rules := slices.Clone(e.cfg.Rules(req.Agent))
 	for _, r := range req.Rules {
 		r.Source = gate.SourceRun
 		rules = append(rules, r)
@@ -45,7 +58,7 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 	started := events.RunStarted{
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: e.cfg.Limits,
-		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version,
+		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
 	}
 	c := e.newCommit(run, 0, events.KindStart, started, adv)
 	if _, err := e.commit(ctx, c, 0); err != nil {
@@ -77,4 +90,18 @@ func checkOverride(r gate.Rule) error {
 		return fmt.Errorf("run rule %s: effect %q: a run override may only narrow (deny or ask): %w", r, r.Effect, ErrInvalidRequest)
 	}
 	return nil
+}
+
+// validProject reports whether a project id is a safe subject token.
+func validProject(p string) bool {
+	if p == "" || len(p) > 64 {
+		return false
+	}
+	for i := range len(p) {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

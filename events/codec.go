@@ -13,7 +13,8 @@ func Version(eventType string) int {
 	switch eventType {
 	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
-		TypeStepFinalized, TypeRunEnded:
+		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
+		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked:
 		return 1
 	}
 	return 0
@@ -157,6 +158,16 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[StepFinalized](we.Data)
 	case TypeRunEnded:
 		return decodeAs[RunEnded](we.Data)
+	case TypeTicketIssued:
+		return decodeAs[TicketIssued](we.Data)
+	case TypeStepAwaiting:
+		return decodeAs[StepAwaiting](we.Data)
+	case TypeTicketResolved:
+		return decodeAs[TicketResolved](we.Data)
+	case TypeApprovalSaved:
+		return decodeAs[ApprovalSaved](we.Data)
+	case TypeGrantRevoked:
+		return decodeAs[GrantRevoked](we.Data)
 	}
 	return Unknown(we), nil
 }

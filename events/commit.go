@@ -17,6 +17,8 @@ const (
 	KindStep    Kind = "step"    // decide and settle in one commit (no effect to guard)
 	KindResolve Kind = "resolve" // a reply to a ticket
 	KindEnd     Kind = "end"     // a run ends
+	KindGrant   Kind = "grant"   // saved approvals changed outside a run
+	KindRecover Kind = "recover" // a host settles what a crash left open
 )
 
 // Commit is the envelope of one JetStream message: an atomic, ordered list of

@@ -13,6 +13,11 @@ const (
 	TypeToolResultRecorded = "ToolResultRecorded"
 	TypeStepFinalized      = "StepFinalized"
 	TypeRunEnded           = "RunEnded"
+	TypeTicketIssued       = "TicketIssued"
+	TypeStepAwaiting       = "StepAwaiting"
+	TypeTicketResolved     = "TicketResolved"
+	TypeApprovalSaved      = "ApprovalSaved"
+	TypeGrantRevoked       = "GrantRevoked"
 )
 
 // Event is one fact in a commit. Implementations are the payload structs of
@@ -54,6 +59,9 @@ type RunStarted struct {
 	Limits        OutputLimits `json:"limits"`
 	PolicyDigest  string       `json:"policy_sha256"`
 	EngineVersion string       `json:"engine_version"`
+	// TicketTTLMs is how long a confirmation ticket waits for an answer
+	// (milliseconds); 0 waits for ever.
+	TicketTTLMs int64 `json:"ticket_ttl_ms,omitempty"`
 }
 
 // AdvertisedTool is one entry of an advertised catalogue.

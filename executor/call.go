@@ -6,6 +6,8 @@
 // only then runs the call.
 package executor
 
+import "encoding/json"
+
 // Call is the context given to a tool for one call. Tools never see grants or the log.
 type Call struct {
 	Run      string `json:"run"`      // run id
@@ -13,4 +15,7 @@ type Call struct {
 	Step     int    `json:"step"`     // step number within the run
 	CallID   string `json:"call_id"`  // the model's id for this call
 	Location string `json:"location"` // absolute path of the run's workspace root
+	// Answers are a human's reply to the call's input ticket (tools that
+	// await input, see AwaitsInput); empty otherwise.
+	Answers json.RawMessage `json:"answers,omitempty"`
 }

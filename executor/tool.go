@@ -21,12 +21,14 @@ type Tool struct {
 	input    *descriptor.Schema
 	output   *descriptor.Schema
 	prepare  func(c Call, args json.RawMessage) (*Prepared, error)
+	awaits   bool // awaits a human's answers before it runs
 }
 
 // Option adjusts a tool built by New.
 type Option func(*options)
 
 type options struct {
+	awaits   bool
 	desc     []descriptor.Option
 	requests any // func(Call, In) ([]descriptor.Request, error), checked by New
 }
@@ -34,6 +36,13 @@ type options struct {
 // WithEffect sets the tool's effect class (default: side_effecting).
 func WithEffect(e descriptor.EffectClass) Option {
 	return func(o *options) { o.desc = append(o.desc, descriptor.WithEffect(e)) }
+}
+
+// AwaitsInput marks a tool that needs a human's answers before it runs: the
+// engine suspends each allowed call on an input ticket, and the tool runs
+// with the reply's answers in Call.Answers.
+func AwaitsInput() Option {
+	return func(o *options) { o.awaits = true }
 }
 
 // WithAction sets the tool's permission action (default: descriptor.DefaultAction).
@@ -78,7 +87,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", name, err)
 	}
-	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out}
+	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits}
 	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out](), flat: newFlatDecoder(reflect.TypeFor[In]())}
 	h.simple = newSimpleInput(t.desc.InputSchema, h.flat)
 	switch f := o.requests.(type) {
@@ -103,6 +112,9 @@ func defaultRequests[In any](action string) func(Call, In) ([]descriptor.Request
 
 // Descriptor returns the tool's descriptor.
 func (t *Tool) Descriptor() descriptor.Descriptor { return t.desc }
+
+// AwaitsInput reports whether calls wait for a human's answers first.
+func (t *Tool) AwaitsInput() bool { return t.awaits }
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.desc.Name }

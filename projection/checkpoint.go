@@ -32,9 +32,13 @@ func stepKey(run string, n int) []byte {
 // batch is one checkpoint write: encoded pieces, made under the projector's
 // lock and written outside it.
 type batch struct {
-	seq   uint64
-	runs  map[string][]byte
-	steps map[string][]byte
+	seq     uint64
+	runs    map[string][]byte
+	steps   map[string][]byte
+	tickets map[string]string
+	grants  map[string][]byte
+	pending map[string]string // nil: unchanged
+	open    map[string]bool
 }
 
 func initBuckets(tx *bolt.Tx) error {
@@ -61,6 +65,9 @@ func writeBatch(db *bolt.DB, b *batch) error {
 					return err
 				}
 			}
+		}
+		if err := writeIndexes(tx, b); err != nil {
+			return err
 		}
 		var seq [8]byte
 		binary.BigEndian.PutUint64(seq[:], b.seq)

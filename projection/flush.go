@@ -23,7 +23,7 @@ func (p *Projector) Flush() error {
 func (p *Projector) takeBatch() (*batch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.pending == 0 && len(p.dirty) == 0 {
+	if p.pending == 0 && len(p.dirty) == 0 && !p.idxDirty.any() {
 		return nil, nil
 	}
 	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}}
@@ -41,6 +41,9 @@ func (p *Projector) takeBatch() (*batch, error) {
 			}
 			b.steps[string(stepKey(id, n))] = s
 		}
+	}
+	if err := p.takeIndexes(b); err != nil {
+		return nil, err
 	}
 	p.dirty = map[string]map[int]bool{}
 	p.pending = 0

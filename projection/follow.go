@@ -201,8 +201,7 @@ func (p *Projector) fail(err error) {
 	defer p.mu.Unlock()
 	if p.failed == nil {
 		p.failed = fmt.Errorf("projector stopped after stream sequence %d: %w", p.seq, err)
-		close(p.changed)
-		p.changed = make(chan struct{})
+		p.notifyLocked()
 	}
 }
 

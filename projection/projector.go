@@ -42,6 +42,8 @@ type Projector struct {
 	pending  int                     // commits applied since the last checkpoint
 	replayed int                     // commits applied by Follow since Open
 	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
+	idx      indexes                 // tickets, open runs, grants
+	idxDirty indexDirt               // what of idx the next checkpoint writes
 	nudge    chan struct{}           // asks the follower to look at the stream now
 	changed  chan struct{}           // closed and replaced whenever seq advances
 	failed   error                   // set when the projector stopped on a commit
@@ -70,13 +72,14 @@ func Open(path string, opts Options) (*Projector, error) {
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
-		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1)}
+		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
+		idx: newIndexes(), idxDirty: newIndexDirt()}
 	err = db.Update(func(tx *bolt.Tx) error {
 		if err := initBuckets(tx); err != nil {
 			return err
 		}
 		p.seq = readSeq(tx)
-		return nil
+		return loadIndexes(tx, &p.idx)
 	})
 	if err != nil {
 		db.Close()
@@ -108,14 +111,15 @@ func (p *Projector) advanceLocked(seq uint64, replayed bool) {
 		p.replayed++
 	}
 	p.pending++
-	close(p.changed)
-	p.changed = make(chan struct{})
+	p.notifyLocked()
 }
 
 // applyLocked folds a commit into its run. Commits outside runs belong to
 // projections added later and are skipped here.
 func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 	if c.Run == "" {
+		p.indexGrants(c)
+		p.notifyLocked()
 		return nil
 	}
 	r, err := p.runLocked(c.Run)
@@ -145,7 +149,23 @@ func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 	for n := before + 1; n <= len(r.Steps); n++ {
 		d[n] = true
 	}
+	p.indexRun(r, c)
+	p.notifyLocked()
 	return nil
+}
+
+// notifyLocked wakes everyone waiting for the projection to change.
+func (p *Projector) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Changed returns a channel closed at the next change of the projection
+// (a commit folded from the stream or by its own host).
+func (p *Projector) Changed() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed
 }
 
 // ApplyOwn folds a run commit that this host just committed at seq, so that

@@ -29,6 +29,8 @@ type Run struct {
 	Catalog events.CatalogAdvertised `json:"catalog"`
 	// Steps are numbered from 1: Steps[i].N == i+1.
 	Steps []Step `json:"steps"`
+	// Tickets are every confirmation the run asked for, in issue order.
+	Tickets []Ticket `json:"tickets,omitempty"`
 	// LastSeq is the stream sequence of the run's last commit (its last
 	// subject sequence), the expectation of its next commit.
 	LastSeq uint64 `json:"last_seq"`
@@ -41,7 +43,20 @@ type Step struct {
 	N     int    `json:"n"`
 	Calls []Call `json:"calls"`
 	Final bool   `json:"final"`
+	// Host made the step's latest commit: after a crash, that host settles
+	// what it left in doubt.
+	Host string `json:"host,omitempty"`
 }
+
+// Ticket is one confirmation request and its answer.
+type Ticket struct {
+	events.TicketIssued
+	Step       int                    `json:"step"`
+	Resolution *events.TicketResolved `json:"resolution,omitempty"`
+}
+
+// Pending reports whether the ticket still waits for an answer.
+func (t *Ticket) Pending() bool { return t.Resolution == nil }
 
 // Call is one tool call of a step and what became of it.
 type Call struct {
@@ -55,6 +70,8 @@ type Call struct {
 	Attempts int `json:"attempts,omitempty"`
 	// Result is nil until the call is terminal.
 	Result *events.ToolResultRecorded `json:"result,omitempty"`
+	// Ticket is the id of the call's confirmation ticket, if it needed one.
+	Ticket string `json:"ticket,omitempty"`
 }
 
 // Terminal reports whether the call has its result.
@@ -97,10 +114,40 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 			return fmt.Errorf("run %s commit %s event %d (%s): %w", c.Run, c.ID, i, e.EventType(), err)
 		}
 	}
+	if s := r.Step(c.Step); s != nil && c.Host != "" {
+		s.Host = c.Host
+	}
 	if seq != 0 {
 		r.LastSeq = seq
 	}
 	r.Commits++
+	if r.Status != StatusEnded {
+		r.Status = StatusRunning
+		if r.PendingTickets() > 0 {
+			r.Status = StatusAwaiting
+		}
+	}
+	return nil
+}
+
+// PendingTickets counts the run's unresolved tickets.
+func (r *Run) PendingTickets() int {
+	n := 0
+	for i := range r.Tickets {
+		if r.Tickets[i].Pending() {
+			n++
+		}
+	}
+	return n
+}
+
+// Ticket returns the run's ticket with that id, or nil.
+func (r *Run) Ticket(id string) *Ticket {
+	for i := range r.Tickets {
+		if r.Tickets[i].ID == id {
+			return &r.Tickets[i]
+		}
+	}
 	return nil
 }
 
@@ -155,6 +202,31 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 	case events.RunEnded:
 		r.Status = StatusEnded
 		r.End = &e
+	case events.TicketIssued:
+		call, err := r.call(c.Step, e.CallID)
+		if err != nil {
+			return err
+		}
+		if r.Ticket(e.ID) != nil {
+			return fmt.Errorf("%w: ticket %s issued twice", ErrInconsistent, e.ID)
+		}
+		call.Ticket = e.ID
+		r.Tickets = append(r.Tickets, Ticket{TicketIssued: e, Step: c.Step})
+	case events.TicketResolved:
+		t := r.Ticket(e.Ticket)
+		if t == nil {
+			return fmt.Errorf("%w: no ticket %s", ErrInconsistent, e.Ticket)
+		}
+		if !t.Pending() {
+			return fmt.Errorf("%w: ticket %s resolved twice", ErrInconsistent, e.Ticket)
+		}
+		t.Resolution = &e
+	case events.StepAwaiting:
+		if r.Step(c.Step) == nil {
+			return fmt.Errorf("%w: step %d awaiting before it began", ErrInconsistent, c.Step)
+		}
+	case events.ApprovalSaved, events.GrantRevoked:
+		// Folded by the grants projection.
 	case events.Unknown:
 		// Written by a newer build: skipped here, reported by the projector.
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -21,11 +22,21 @@ import (
 // and nothing is written. An encoded commit over the message limit gives
 // [ErrTooLarge]. Safe for concurrent use; ctx bounds the wait for the ack.
 func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+	if !events.ValidID(c.Run) {
+		return 0, fmt.Errorf("commit %s: run id %q is not a ULID: %w", c.ID, c.Run, events.ErrMalformed)
+	}
+	return l.CommitTo(ctx, events.RunSubject(c.Run), c, last)
+}
+
+// CommitTo is Commit on any subject of the log (a project's grants, say),
+// with the same one-message, de-duplicated, optimistic-concurrency contract:
+// last is the subject's last sequence, 0 for an empty subject.
+func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, last uint64) (uint64, error) {
 	if err := c.Validate(); err != nil {
 		return 0, err
 	}
-	if !events.ValidID(c.Run) {
-		return 0, fmt.Errorf("commit %s: run id %q is not a ULID: %w", c.ID, c.Run, events.ErrMalformed)
+	if !strings.HasPrefix(subject, events.Root+".") || strings.ContainsAny(subject, " \t\r\n*>") {
+		return 0, fmt.Errorf("commit %s: subject %q is not a log subject: %w", c.ID, subject, events.ErrMalformed)
 	}
 	bp := l.buffers.Get().(*[]byte)
 	defer l.buffers.Put(bp)
@@ -35,9 +46,8 @@ func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64
 	}
 	*bp = data // keep the grown buffer; the client copies data before the ack returns
 	if len(data) > int(l.cfg.MaxMsgSize) {
-		return 0, fmt.Errorf("commit %s of run %s: %d bytes > %d: %w", c.ID, c.Run, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
+		return 0, fmt.Errorf("commit %s to %s: %d bytes > %d: %w", c.ID, subject, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
 	}
-	subject := events.RunSubject(c.Run)
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{
 		jetstream.MsgIDHeader:               []string{c.ID},
 		jetstream.ExpectedLastSubjSeqHeader: []string{strconv.FormatUint(last, 10)},
@@ -46,7 +56,7 @@ func (l *Log) Commit(ctx context.Context, c *events.Commit, last uint64) (uint64
 	if err == nil {
 		return ack.Sequence, nil
 	}
-	err = translate(fmt.Sprintf("commit %s of run %s", c.ID, c.Run), err)
+	err = translate(fmt.Sprintf("commit %s to %s", c.ID, subject), err)
 	if errors.Is(err, ErrConflict) {
 		// A retry of a commit that was already stored fails the sequence check
 		// before the server's de-duplication sees it: recognise our own commit.

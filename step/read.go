@@ -105,3 +105,16 @@ func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte,
 	}
 	return m.Subject, m.Data, true, nil
 }
+
+// SubjectLastSeq returns the sequence of the last message on subject, 0 when
+// there is none: the expectation of the subject's next commit.
+func (l *Log) SubjectLastSeq(ctx context.Context, subject string) (uint64, error) {
+	m, err := l.stream.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, translate("last message on "+subject, err)
+	}
+	return m.Sequence, nil
+}

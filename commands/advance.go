@@ -1,0 +1,112 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// progress is what happens next to an open step: events to commit before
+// any effect (answers to tickets, grants, ToolCallStarted, results of calls
+// that will not run), calls to execute after that commit, and how the step
+// closes (final, or awaiting the tickets still open; maybe ending the run).
+type progress struct {
+	run       string
+	step      int
+	calls     int    // the step's number of calls
+	last      uint64 // the run's last sequence when the work was decided
+	kind      events.Kind
+	first     []events.Event
+	exec      []*planned
+	remaining []string         // tickets still pending after this
+	end       *events.RunEnded // ends the run once the step is final
+}
+
+// closing is the step's last event: final, or still awaiting.
+func (w *progress) closing() []events.Event {
+	if len(w.remaining) > 0 {
+		return []events.Event{events.StepAwaiting{Tickets: w.remaining}}
+	}
+	evs := []events.Event{events.StepFinalized{Calls: w.calls}}
+	if w.end != nil {
+		evs = append(evs, *w.end)
+	}
+	return evs
+}
+
+// advance commits w.first, runs w.exec, and commits their results with the
+// step's closing. A lost race on the first commit returns an error wrapping
+// step.ErrConflict before anything ran; the caller holds the run's lock.
+func (e *Engine) advance(ctx context.Context, w *progress) error {
+	if len(w.exec) == 0 {
+		c := e.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
+		_, err := e.commit(ctx, c, w.last)
+		return err
+	}
+	c := e.newCommit(w.run, w.step, w.kind, w.first...)
+	seq, err := e.commit(ctx, c, w.last)
+	if err != nil {
+		return err
+	}
+	runAll(ctx, w.exec)
+	results := make([]events.Event, 0, len(w.exec)+2)
+	for _, p := range w.exec {
+		results = append(results, p.result)
+	}
+	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
+}
+
+// settleResults commits the results of calls this host ran, retrying when
+// another host appended to the run meanwhile (the results are this host's
+// alone: no one else runs a call whose ToolCallStarted it committed).
+func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
+	for attempt := 0; ; attempt++ {
+		c := e.newCommit(run, n, events.KindSettle, evs...)
+		_, err := e.commit(ctx, c, last)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
+			return fmt.Errorf("settle step %d of run %s: %w", n, run, err)
+		}
+		if err := e.refresh(ctx, run, last); err != nil {
+			return err
+		}
+		var open bool
+		if err := e.viewRun(run, func(r *projection.Run) {
+			last = r.LastSeq
+			s := r.Step(n)
+			open = s != nil && !s.Final
+		}); err != nil {
+			return err
+		}
+		if !open {
+			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
+		}
+	}
+}
+
+// rerun prepares a recorded call to run again (an approved call, a call
+// recovered after a crash). A tool that is gone, or is no longer the
+// identity the model was shown, settles as a stale call instead.
+func (e *Engine) rerun(cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
+	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}, identity: c.Identity}
+	tool, ok := e.tools.Lookup(c.Tool)
+	if !ok || tool.Identity() != c.Identity {
+		p.setResult(executor.ErrorResult(executor.StaleTool(c.Tool)))
+		return p
+	}
+	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location, Answers: answers}
+	prepared, err := tool.Prepare(call, c.Args)
+	if err != nil {
+		p.setResult(executor.ErrorResult(err.Error()))
+		return p
+	}
+	p.tool, p.prepared = tool, prepared
+	return p
+}

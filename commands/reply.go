@@ -1,0 +1,340 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// Model-visible results of calls that waited for a human.
+const (
+	RejectedResult        = "The user rejected this call."
+	RejectedRelatedResult = "The user rejected a related call; this call did not run."
+	ExpiredResult         = "Approval expired before an answer; the call did not run."
+)
+
+// RejectedWith is the result of a call rejected with feedback.
+func RejectedWith(feedback string) string { return "The user rejected this call: " + feedback }
+
+// Reply answers a ticket: once, always or reject (permission), answer or
+// reject (input). It is validated first — unknown, already resolved,
+// expired, stale, wrong kind — each failure with its own error and no commit.
+// An approval is checked again against the run's pinned rules and the
+// current configuration; a deny in either blocks the call. "always" saves the
+// ticket's save patterns for the project and approves every other pending
+// ticket of the project that now evaluates to allow. A reject cascades to
+// the run's other pending tickets, and without a message ends the run
+// declined. Approved calls run on this host; the step's results are in the
+// answer once it is final.
+func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error) {
+	switch req.Reply {
+	case events.ReplyOnce, events.ReplyAlways, events.ReplyReject, events.ReplyAnswer:
+	default:
+		return nil, fmt.Errorf("reply %q: want once, always, reject or answer: %w", req.Reply, ErrInvalidRequest)
+	}
+	if req.Principal == "" {
+		return nil, fmt.Errorf("reply to %s: who replies is required: %w", req.Ticket, ErrInvalidRequest)
+	}
+	run := e.proj.TicketRun(req.Ticket)
+	if run == "" && events.ValidID(req.Ticket) {
+		_ = e.proj.Sync(ctx, e.log) // issued on another host a moment ago?
+		run = e.proj.TicketRun(req.Ticket)
+	}
+	if run == "" || (req.Run != "" && req.Run != run) {
+		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
+	}
+	for attempt := 0; ; attempt++ {
+		res, grantProject, err := e.replyOnce(ctx, run, req)
+		if errors.Is(err, step.ErrConflict) && attempt < 3 {
+			if rerr := e.refreshRun(ctx, run); rerr != nil {
+				return nil, rerr
+			}
+			continue // validate again: another host may have answered it
+		}
+		if err != nil {
+			return nil, err
+		}
+		if grantProject != "" {
+			e.approveProject(ctx, grantProject, run)
+		}
+		return res, nil
+	}
+}
+
+// replyOnce validates and commits one reply under the run's lock. It
+// returns the project whose other runs an "always" may unblock.
+func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*ReplyResult, string, error) {
+	unlock := e.lockRun(run)
+	defer unlock()
+	var (
+		w       progress
+		cfg     *runConfig
+		err     error
+		res     = &ReplyResult{Ticket: req.Ticket, Run: run}
+		project string
+	)
+	verr := e.viewRun(run, func(r *projection.Run) {
+		t := r.Ticket(req.Ticket)
+		switch {
+		case t == nil:
+			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
+			return
+		case !t.Pending() || r.Status != projection.StatusAwaiting:
+			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
+			return
+		case t.Deadline != nil && !e.cfg.Clock().Before(*t.Deadline):
+			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
+			return
+		}
+		if tool, ok := e.tools.Lookup(t.Tool); !ok || tool.Identity() != t.Identity {
+			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
+			return
+		}
+		fits := req.Reply == events.ReplyReject ||
+			(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
+		if !fits {
+			err = fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
+			return
+		}
+		cfg = e.config(r)
+		res.Step = t.Step
+		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve}
+		project = e.settleReply(r, cfg, t, req, &w, res)
+	})
+	if verr != nil {
+		return nil, "", verr
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := e.advance(ctx, &w); err != nil {
+		return nil, "", err
+	}
+	if len(w.remaining) == 0 {
+		_ = e.viewRun(run, func(r *projection.Run) {
+			if s := r.Step(w.step); s != nil && s.Final {
+				res.Outcome = outcomeOf(r.ID, s)
+			}
+		})
+	}
+	return res, project, nil
+}
+
+// settleReply decides, under the projector's view of r, what the reply does
+// to every pending ticket of the run, into w. It returns the project when an
+// "always" saved approvals.
+func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult) string {
+	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
+		Answers: req.Answers, Principal: req.Principal}
+	others := otherPending(r, t.ID)
+	s := r.Step(t.Step)
+	if req.Reply == events.ReplyReject {
+		result := RejectedResult
+		if req.Message != "" {
+			result = RejectedWith(req.Message)
+		} else {
+			w.end = &events.RunEnded{Cause: events.CauseDeclined, Reason: "rejected by " + req.Principal}
+		}
+		w.first = append(w.first, resolved, resultEvent(t.CallID, result))
+		for _, o := range others {
+			w.first = append(w.first,
+				events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedCascade, By: t.ID, Principal: req.Principal},
+				resultEvent(o.CallID, RejectedRelatedResult))
+		}
+		return ""
+	}
+	// An approval (or answers): check again against the pinned rules and the
+	// configuration as it is now. Resuming never widens authority.
+	current := e.cfg.Rules(cfg.agent)
+	if reason, rule, denied := recheck(t.Requests, cfg.rules, current); denied {
+		resolved.Message = reason
+		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: reason, Rule: ruleRef(rule)},
+			resultEvent(t.CallID, "blocked: "+reason))
+		w.remaining = ids(others)
+		return ""
+	}
+	resolved.Approved, res.Approved = true, true
+	w.first = append(w.first, resolved)
+	e.approve(cfg, r, s, t, req.Answers, w)
+	project := ""
+	var saved gate.Ruleset
+	if req.Reply == events.ReplyAlways {
+		grants := e.newGrants(cfg.project, t, req.Principal)
+		for _, g := range grants {
+			w.first = append(w.first, g)
+		}
+		saved = append(e.saved(cfg.project), grantRules(grants)...)
+		project = cfg.project
+	}
+	for _, o := range others {
+		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && allows(o.Requests, cfg.rules, current, saved) {
+			w.first = append(w.first, events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedAuto,
+				Approved: true, By: t.ID, Principal: req.Principal})
+			e.approve(cfg, r, s, o, nil, w)
+			continue
+		}
+		w.remaining = append(w.remaining, o.ID)
+	}
+	return project
+}
+
+// approve adds an approved call to w: ToolCallStarted when it has an effect,
+// then it runs after the resolve commit.
+func (e *Engine) approve(cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+	c := s.Call(t.CallID)
+	p := e.rerun(cfg, r.ID, s.N, c, answers)
+	if p.terminal {
+		w.first = append(w.first, p.result)
+		return
+	}
+	if p.tool.Descriptor().Effect != descriptor.ReadOnly {
+		w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
+	}
+	w.exec = append(w.exec, p)
+}
+
+// recheck reports a deny by the pinned rules or the current configuration.
+func recheck(reqs []events.Request, pinned, current gate.Ruleset) (string, *gate.Rule, bool) {
+	for _, req := range reqs {
+		dr := descriptor.Request{Action: req.Action, Resources: req.Resources, Save: req.Save}
+		for _, rs := range []gate.Ruleset{pinned, current} {
+			if d := gate.EvaluateInput(dr, rs, nil); d.Effect == gate.Deny {
+				v := gate.Decide(gate.Configured, []descriptor.Request{dr}, rs, nil)
+				return v.Reason, v.Rule, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// allows reports whether every request now evaluates to allow — saved
+// approvals included, and never over a configured deny.
+func allows(reqs []events.Request, pinned, current, saved gate.Ruleset) bool {
+	for _, req := range reqs {
+		dr := descriptor.Request{Action: req.Action, Resources: req.Resources, Save: req.Save}
+		if gate.EvaluateInput(dr, pinned, saved).Effect != gate.Allow || gate.EvaluateInput(dr, current, nil).Effect == gate.Deny {
+			return false
+		}
+	}
+	return true
+}
+
+// newGrants are the approvals an "always" saves: each save pattern of the
+// ticket's requests, less those the project has in force already.
+func (e *Engine) newGrants(project string, t *projection.Ticket, principal string) []events.ApprovalSaved {
+	have := map[[2]string]bool{}
+	for _, g := range e.proj.Grants(project) {
+		have[[2]string{g.Action, g.Resource}] = true
+	}
+	var out []events.ApprovalSaved
+	for _, req := range t.Requests {
+		for _, pat := range req.Save {
+			k := [2]string{req.Action, pat}
+			if have[k] {
+				continue
+			}
+			have[k] = true
+			out = append(out, events.ApprovalSaved{ID: e.cfg.IDs.New(e.cfg.Clock()), Project: project,
+				Action: req.Action, Resource: pat, Principal: principal, Ticket: t.ID})
+		}
+	}
+	return out
+}
+
+func grantRules(gs []events.ApprovalSaved) gate.Ruleset {
+	rs := make(gate.Ruleset, len(gs))
+	for i, g := range gs {
+		rs[i] = gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved}
+	}
+	return rs
+}
+
+// otherPending returns the run's pending tickets other than id.
+func otherPending(r *projection.Run, id string) []*projection.Ticket {
+	var out []*projection.Ticket
+	for i := range r.Tickets {
+		if t := &r.Tickets[i]; t.Pending() && t.ID != id {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func ids(ts []*projection.Ticket) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}
+
+// resultEvent is an error result the model reads for a call that did not run.
+func resultEvent(callID, text string) events.ToolResultRecorded {
+	return toEventResult(callID, executor.ErrorResult(text))
+}
+
+// approveProject lets other runs of the project use the approvals an
+// "always" just saved: each pending ticket that now evaluates to allow is
+// approved and its call runs. Best effort: a failure is logged, the ticket
+// stays pending for a human.
+func (e *Engine) approveProject(ctx context.Context, project, except string) {
+	runs := map[string]bool{}
+	for _, run := range e.proj.Pending() {
+		if run != except {
+			runs[run] = true
+		}
+	}
+	for _, run := range slices.Sorted(maps.Keys(runs)) {
+		if err := e.autoApprove(ctx, project, run); err != nil {
+			e.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
+		}
+	}
+}
+
+// autoApprove approves the pending tickets of one run of project that the
+// project's saved approvals now allow.
+func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
+	unlock := e.lockRun(run)
+	defer unlock()
+	var w *progress
+	if err := e.viewRun(run, func(r *projection.Run) {
+		cfg := e.config(r)
+		if cfg.project != project || r.Status != projection.StatusAwaiting {
+			return
+		}
+		saved, current := e.saved(project), e.cfg.Rules(cfg.agent)
+		var approved []*projection.Ticket
+		pending := otherPending(r, "")
+		for _, t := range pending {
+			if t.Kind == events.TicketPermission && allows(t.Requests, cfg.rules, current, saved) {
+				approved = append(approved, t)
+			}
+		}
+		if len(approved) == 0 {
+			return
+		}
+		s := r.Step(approved[0].Step)
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve}
+		for _, t := range approved {
+			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
+			e.approve(cfg, r, s, t, nil, w)
+		}
+		for _, t := range pending {
+			if !slices.Contains(approved, t) {
+				w.remaining = append(w.remaining, t.ID)
+			}
+		}
+	}); err != nil || w == nil {
+		return err
+	}
+	return e.advance(ctx, w)
+}

@@ -1,0 +1,157 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// Confirmations is what a client may ask about tickets and saved approvals.
+// The in-process [Engine] and the service client both implement it; errors
+// carry stable codes (ticket_not_found, ticket_resolved, ticket_expired,
+// ticket_stale, ticket_kind, grant_not_found, …).
+type Confirmations interface {
+	Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error)
+	Tickets(ctx context.Context, req TicketsRequest) ([]TicketView, error)
+	AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error)
+	Grants(ctx context.Context, req GrantsRequest) ([]projection.Grant, error)
+	RevokeGrant(ctx context.Context, req RevokeRequest) (*projection.Grant, error)
+}
+
+// ReplyRequest answers one ticket.
+type ReplyRequest struct {
+	Ticket string `json:"ticket"`
+	// Run, when set, must be the ticket's run (a reply to a foreign ticket
+	// is ticket_not_found).
+	Run string `json:"run,omitempty"`
+	// Reply is once, always or reject for a permission ticket; answer or
+	// reject for an input ticket.
+	Reply string `json:"reply"`
+	// Message is a rejection's feedback to the model. A reject without one
+	// rejects every pending ticket of the run and ends it declined.
+	Message string `json:"message,omitempty"`
+	// Answers are an input ticket's answers.
+	Answers json.RawMessage `json:"answers,omitempty"`
+	// Principal is who replied; it is recorded.
+	Principal string `json:"principal"`
+}
+
+// ReplyResult says what a reply did. Outcome is set once the step is final.
+type ReplyResult struct {
+	Ticket   string       `json:"ticket"`
+	Run      string       `json:"run"`
+	Step     int          `json:"step"`
+	Approved bool         `json:"approved"`
+	Outcome  *StepOutcome `json:"outcome,omitempty"`
+}
+
+// TicketsRequest lists pending tickets (of one run, when Run is set).
+type TicketsRequest struct {
+	Run string `json:"run,omitempty"`
+}
+
+// TicketView is a pending (or resolved) ticket as a person sees it.
+type TicketView struct {
+	events.TicketIssued
+	Run        string                 `json:"run"`
+	Step       int                    `json:"step"`
+	Args       json.RawMessage        `json:"args,omitempty"`
+	Resolution *events.TicketResolved `json:"resolution,omitempty"`
+}
+
+// AwaitRequest waits for a step to be final.
+type AwaitRequest struct {
+	Run  string `json:"run"`
+	Step int    `json:"step"`
+}
+
+// GrantsRequest lists saved approvals (of one project, when set).
+type GrantsRequest struct {
+	Project string `json:"project,omitempty"`
+}
+
+// RevokeRequest withdraws a saved approval.
+type RevokeRequest struct {
+	ID        string `json:"id"`
+	Principal string `json:"principal"`
+}
+
+// ticketView renders a run's ticket.
+func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
+	v := TicketView{TicketIssued: t.TicketIssued, Run: r.ID, Step: t.Step, Resolution: t.Resolution}
+	if s := r.Step(t.Step); s != nil {
+		if c := s.Call(t.CallID); c != nil {
+			v.Args = c.Args
+		}
+	}
+	return v
+}
+
+// Tickets lists the pending tickets, oldest first.
+func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []TicketView
+	for id, run := range e.proj.Pending() {
+		if req.Run != "" && run != req.Run {
+			continue
+		}
+		if err := e.viewRun(run, func(r *projection.Run) {
+			if t := r.Ticket(id); t != nil && t.Pending() {
+				out = append(out, ticketView(r, t))
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b TicketView) int {
+		if a.ID < b.ID {
+			return -1
+		}
+		return 1
+	})
+	return out, nil
+}
+
+// AwaitStep returns the step's outcome once it is final, wherever the reply
+// that finished it arrived: the projection follows every host's commits.
+func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
+	for {
+		changed := e.proj.Changed()
+		var (
+			out    *StepOutcome
+			exists bool
+			ended  bool
+		)
+		if err := e.viewRun(req.Run, func(r *projection.Run) {
+			s := r.Step(req.Step)
+			exists, ended = s != nil, r.Status == projection.StatusEnded
+			if s != nil && s.Final {
+				out = outcomeOf(r.ID, s)
+			}
+		}); err != nil {
+			return nil, err
+		}
+		switch {
+		case out != nil:
+			return out, nil
+		case !exists:
+			return nil, fmt.Errorf("await step %d of run %s: no such step: %w", req.Step, req.Run, ErrStepOrder)
+		case ended:
+			return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, ErrRunNotActive)
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Second):
+			_ = e.proj.Sync(ctx, e.log) // a slow follower: look at the stream now
+		case <-ctx.Done():
+			return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, ctx.Err())
+		}
+	}
+}

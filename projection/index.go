@@ -1,0 +1,219 @@
+package projection
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/stepgate/stepgate/events"
+	bolt "go.etcd.io/bbolt"
+)
+
+// indexes are the projections that span runs: which run holds a ticket,
+// which tickets wait for an answer, which runs have a step left open (what
+// recovery looks at), and the saved approvals of every project. They are
+// small, so they live in memory whole and load at Open.
+type indexes struct {
+	tickets map[string]string // every ticket → its run
+	pending map[string]string // unresolved ticket → its run
+	open    map[string]bool   // runs with a step that is not final
+	grants  Grants
+}
+
+func newIndexes() indexes {
+	return indexes{tickets: map[string]string{}, pending: map[string]string{}, open: map[string]bool{}, grants: Grants{}}
+}
+
+// indexDirt is what changed in the indexes since the last checkpoint.
+type indexDirt struct {
+	tickets map[string]bool // ticket ids to write
+	grants  map[string]bool // grant ids to write
+	sets    bool            // pending and open are rewritten whole
+}
+
+func (d indexDirt) any() bool { return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 }
+
+func newIndexDirt() indexDirt {
+	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}}
+}
+
+var (
+	bucketTickets = []byte("tickets")
+	bucketPending = []byte("pending")
+	bucketOpen    = []byte("open")
+	bucketGrants  = []byte("grants")
+)
+
+// indexRun updates the indexes after r folded c.
+func (p *Projector) indexRun(r *Run, c *events.Commit) {
+	for _, e := range c.Events {
+		switch e := e.(type) {
+		case events.TicketIssued:
+			p.idx.tickets[e.ID], p.idx.pending[e.ID] = r.ID, r.ID
+			p.idxDirty.tickets[e.ID], p.idxDirty.sets = true, true
+		case events.TicketResolved:
+			delete(p.idx.pending, e.Ticket)
+			p.idxDirty.sets = true
+		case events.ApprovalSaved, events.GrantRevoked:
+			if id := p.idx.grants.Apply(e); id != "" {
+				p.idxDirty.grants[id] = true
+			}
+		}
+	}
+	last := r.Step(len(r.Steps))
+	open := r.Status != StatusEnded && (r.PendingTickets() > 0 || (last != nil && !last.Final))
+	if open != p.idx.open[r.ID] {
+		if open {
+			p.idx.open[r.ID] = true
+		} else {
+			delete(p.idx.open, r.ID)
+		}
+		p.idxDirty.sets = true
+	}
+}
+
+// indexGrants folds the grant events of a commit outside any run.
+func (p *Projector) indexGrants(c *events.Commit) {
+	for _, e := range c.Events {
+		if id := p.idx.grants.Apply(e); id != "" {
+			p.idxDirty.grants[id] = true
+		}
+	}
+}
+
+// TicketRun returns the run a ticket belongs to ("" when no run issued it).
+func (p *Projector) TicketRun(ticket string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.idx.tickets[ticket]
+}
+
+// Pending returns the unresolved tickets, each with its run, by ticket id.
+func (p *Projector) Pending() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.idx.pending)
+}
+
+// OpenRuns returns the runs that have a step left open, sorted.
+func (p *Projector) OpenRuns() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.idx.open))
+}
+
+// Grants returns the grants in force for a project ("" for every project,
+// each project's de-duplicated on its own).
+func (p *Projector) Grants(project string) []Grant {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if project != "" {
+		return p.idx.grants.Active(project)
+	}
+	projects := map[string]bool{}
+	for _, g := range p.idx.grants {
+		projects[g.Project] = true
+	}
+	var out []Grant
+	for _, pr := range slices.Sorted(maps.Keys(projects)) {
+		out = append(out, p.idx.grants.Active(pr)...)
+	}
+	return out
+}
+
+// Grant returns one grant by id, revoked or not.
+func (p *Projector) Grant(id string) (Grant, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g, ok := p.idx.grants[id]
+	if !ok {
+		return Grant{}, false
+	}
+	return *g, true
+}
+
+// takeIndexes encodes what changed in the indexes; called under p.mu.
+func (p *Projector) takeIndexes(b *batch) error {
+	b.tickets = map[string]string{}
+	for id := range p.idxDirty.tickets {
+		b.tickets[id] = p.idx.tickets[id]
+	}
+	b.grants = map[string][]byte{}
+	for id := range p.idxDirty.grants {
+		v, err := json.Marshal(p.idx.grants[id])
+		if err != nil {
+			return err
+		}
+		b.grants[id] = v
+	}
+	if p.idxDirty.sets {
+		b.pending, b.open = maps.Clone(p.idx.pending), maps.Clone(p.idx.open)
+	}
+	p.idxDirty = newIndexDirt()
+	return nil
+}
+
+// writeIndexes writes the index part of a batch in tx.
+func writeIndexes(tx *bolt.Tx, b *batch) error {
+	for _, id := range slices.Sorted(maps.Keys(b.tickets)) {
+		if err := tx.Bucket(bucketTickets).Put([]byte(id), []byte(b.tickets[id])); err != nil {
+			return err
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.grants)) {
+		if err := tx.Bucket(bucketGrants).Put([]byte(id), b.grants[id]); err != nil {
+			return err
+		}
+	}
+	if b.pending == nil {
+		return nil
+	}
+	for _, name := range [][]byte{bucketPending, bucketOpen} {
+		if err := tx.DeleteBucket(name); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	for id, run := range b.pending {
+		if err := tx.Bucket(bucketPending).Put([]byte(id), []byte(run)); err != nil {
+			return err
+		}
+	}
+	for run := range b.open {
+		if err := tx.Bucket(bucketOpen).Put([]byte(run), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadIndexes reads the indexes at Open.
+func loadIndexes(tx *bolt.Tx, idx *indexes) error {
+	for _, name := range [][]byte{bucketTickets, bucketPending, bucketOpen, bucketGrants} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	load := func(name []byte, fn func(k, v []byte) error) error { return tx.Bucket(name).ForEach(fn) }
+	err := load(bucketTickets, func(k, v []byte) error { idx.tickets[string(k)] = string(v); return nil })
+	if err == nil {
+		err = load(bucketPending, func(k, v []byte) error { idx.pending[string(k)] = string(v); return nil })
+	}
+	if err == nil {
+		err = load(bucketOpen, func(k, _ []byte) error { idx.open[string(k)] = true; return nil })
+	}
+	if err == nil {
+		err = load(bucketGrants, func(k, v []byte) error {
+			g := new(Grant)
+			if err := json.Unmarshal(v, g); err != nil {
+				return fmt.Errorf("checkpoint of grant %s: %w", k, err)
+			}
+			idx.grants[string(k)] = g
+			return nil
+		})
+	}
+	return err
+}
