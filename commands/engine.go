@@ -139,15 +139,19 @@ func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Ev
 	return &events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
 }
 
-// saved returns a project's approvals in force as allow rules.
+// saved returns a project's approvals in force as allow rules. It calls the
+// projector: never from inside a view.
 func (e *Engine) saved(project string) gate.Ruleset {
-	grants := e.proj.Grants(project)
-	if len(grants) == 0 {
-		return nil
-	}
-	rs := make(gate.Ruleset, len(grants))
-	for i, g := range grants {
-		rs[i] = gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved}
+	return savedRules(project, e.proj.Grants(project))
+}
+
+// savedRules turns the grants of project among grants into allow rules.
+func savedRules(project string, grants []projection.Grant) gate.Ruleset {
+	var rs gate.Ruleset
+	for _, g := range grants {
+		if g.Project == project {
+			rs = append(rs, gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved})
+		}
 	}
 	return rs
 }

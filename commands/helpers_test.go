@@ -11,6 +11,7 @@ import (
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -32,7 +33,10 @@ func registry(t testing.TB, cnt *counter) *executor.Registry {
 			func(_ context.Context, _ executor.Call, in in) (string, error) {
 				n.Add(1)
 				return in.Text, nil
-			}, executor.WithEffect(effect))
+			}, executor.WithEffect(effect),
+			executor.WithRequests(func(_ executor.Call, in in) ([]descriptor.Request, error) {
+				return []descriptor.Request{{Action: name, Resources: []string{in.Text}, Save: []string{"*"}}}, nil
+			}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,10 +53,37 @@ func registry(t testing.TB, cnt *counter) *executor.Registry {
 // startHost starts an engine host on s with its own state directory.
 func startHost(t testing.TB, s *steptest.Server, reg *executor.Registry, host string) *commands.Host {
 	t.Helper()
+	return startHostCfg(t, s, reg, commands.Config{Host: host})
+}
+
+// startHostWith starts a host whose configuration resolves rules with fn.
+func startHostWith(t testing.TB, s *steptest.Server, reg *executor.Registry, host string, fn func(string) gate.Ruleset) *commands.Host {
+	t.Helper()
+	return startHostCfg(t, s, reg, commands.Config{Host: host, Rules: fn})
+}
+
+// caughtUp waits until every follower has applied the leader's stream.
+func caughtUp(t testing.TB, leader *commands.Host, followers ...*commands.Host) {
+	t.Helper()
+	last, err := leader.Log.LastSeq(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range followers {
+		if err := f.Proj.WaitFor(ctxT(t), last); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startHostCfg starts a host with cfg.
+func startHostCfg(t testing.TB, s *steptest.Server, reg *executor.Registry, cfg commands.Config) *commands.Host {
+	t.Helper()
+	host := cfg.Host
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{
-		StateDir: t.TempDir(), Engine: commands.Config{Host: host},
+		StateDir: t.TempDir(), Engine: cfg,
 	})
 	if err != nil {
 		t.Fatal(err)

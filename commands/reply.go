@@ -81,6 +81,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		err     error
 		res     = &ReplyResult{Ticket: req.Ticket, Run: run}
 		project string
+		grants  = e.proj.Grants("") // read before the view: a view must not call the projector
 	)
 	verr := e.viewRun(run, func(r *projection.Run) {
 		t := r.Ticket(req.Ticket)
@@ -108,7 +109,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		cfg = e.config(r)
 		res.Step = t.Step
 		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve}
-		project = e.settleReply(r, cfg, t, req, &w, res)
+		project = e.settleReply(r, cfg, t, req, &w, res, grants)
 	})
 	if verr != nil {
 		return nil, "", verr
@@ -132,7 +133,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 // settleReply decides, under the projector's view of r, what the reply does
 // to every pending ticket of the run, into w. It returns the project when an
 // "always" saved approvals.
-func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult) string {
+func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult, grants []projection.Grant) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal}
 	others := otherPending(r, t.ID)
@@ -168,11 +169,11 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 	project := ""
 	var saved gate.Ruleset
 	if req.Reply == events.ReplyAlways {
-		grants := e.newGrants(cfg.project, t, req.Principal)
-		for _, g := range grants {
+		fresh := e.newGrants(cfg.project, t, req.Principal, grants)
+		for _, g := range fresh {
 			w.first = append(w.first, g)
 		}
-		saved = append(e.saved(cfg.project), grantRules(grants)...)
+		saved = append(savedRules(cfg.project, grants), grantRules(fresh)...)
 		project = cfg.project
 	}
 	for _, o := range others {
@@ -230,10 +231,12 @@ func allows(reqs []events.Request, pinned, current, saved gate.Ruleset) bool {
 
 // newGrants are the approvals an "always" saves: each save pattern of the
 // ticket's requests, less those the project has in force already.
-func (e *Engine) newGrants(project string, t *projection.Ticket, principal string) []events.ApprovalSaved {
+func (e *Engine) newGrants(project string, t *projection.Ticket, principal string, grants []projection.Grant) []events.ApprovalSaved {
 	have := map[[2]string]bool{}
-	for _, g := range e.proj.Grants(project) {
-		have[[2]string{g.Action, g.Resource}] = true
+	for _, g := range grants {
+		if g.Project == project {
+			have[[2]string{g.Action, g.Resource}] = true
+		}
 	}
 	var out []events.ApprovalSaved
 	for _, req := range t.Requests {
@@ -306,12 +309,13 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	unlock := e.lockRun(run)
 	defer unlock()
 	var w *progress
+	saved := e.saved(project)
 	if err := e.viewRun(run, func(r *projection.Run) {
 		cfg := e.config(r)
 		if cfg.project != project || r.Status != projection.StatusAwaiting {
 			return
 		}
-		saved, current := e.saved(project), e.cfg.Rules(cfg.agent)
+		current := e.cfg.Rules(cfg.agent)
 		var approved []*projection.Ticket
 		pending := otherPending(r, "")
 		for _, t := range pending {

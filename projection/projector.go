@@ -207,7 +207,8 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 }
 
 // View calls fn with the run while holding the projector's lock, so fn sees a
-// consistent run and must not keep r or block. It reports whether the run
+// consistent run; fn must not keep r, block, or call the projector (its lock
+// is held). It reports whether the run
 // exists.
 func (p *Projector) View(id string, fn func(r *Run)) (bool, error) {
 	p.mu.Lock()

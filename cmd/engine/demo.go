@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/stepgate/stepgate/commands"
@@ -13,9 +14,10 @@ import (
 )
 
 // runDemo is `engine demo`: a full run on an embedded server in a temporary
-// directory — allowed and blocked calls — then the engine stops, a new engine
-// starts on the same data, the run goes on, and the rebuilt projection shows
-// the whole run.
+// directory — allowed and blocked calls, then a call that asks, so the run
+// waits for a human — then the engine stops, a new engine process starts on
+// the same data, the ticket is approved there, the call runs, the run
+// finishes, and the rebuilt projection shows the whole run.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr)
 	keep := fs.Bool("keep", false, "keep the temporary directory and print its path")
@@ -54,7 +56,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	p := newPrinter(stdout, false)
-	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: ws, Rules: []gate.Rule{
+	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: ws, Project: "demo", Rules: []gate.Rule{
 		{Action: "read", Resource: "secrets/*", Effect: gate.Deny},
 		{Action: "echo_fx", Resource: "deploy *", Effect: gate.Ask},
 	}})
@@ -82,28 +84,67 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := e.close(); err != nil {
 		return err
 	}
-	say("== engine stopped; starting a new engine on the same data")
+	say("== the run waits for a human; the engine stops")
 
-	opts.hostName = "demo-2"
-	e, err = startEmbedded(ctx, opts)
+	say("== a new engine process starts on the same data")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	child := exec.CommandContext(ctx, self, "demo-resume", "--data", opts.dataDir, "--run", info.Run, "--step", fmt.Sprint(len(before)+1))
+	child.Stdout, child.Stderr = stdout, stderr
+	if err := child.Run(); err != nil {
+		return fmt.Errorf("the second engine process: %w", err)
+	}
+	return nil
+}
+
+// runDemoResume is the demo's second engine process (a hidden verb): it
+// opens the data the first one left, approves the pending ticket, lets the
+// call run, finishes the run and shows it.
+func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("demo-resume", stderr)
+	data := fs.String("data", "", "the demo's data directory")
+	run := fs.String("run", "", "the demo's run")
+	next := fs.Int("step", 0, "the next step number")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: "demo-2", log: logger(stderr)})
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	say("   projection loaded from its checkpoint (stream sequence %d); %d commits replayed after it", e.host.Proj.Seq(), e.host.Proj.Replayed())
-	out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: len(before) + 1,
+	p := newPrinter(stdout, false)
+	say("   (process %d) projection loaded from its checkpoint (stream sequence %d); %d commits replayed after it",
+		os.Getpid(), e.host.Proj.Seq(), e.host.Proj.Replayed())
+	tickets, err := e.host.Tickets(ctx, commands.TicketsRequest{Run: *run})
+	if err != nil {
+		return err
+	}
+	for _, t := range tickets {
+		say("   pending ticket %s: %s %s (step %d)", t.ID, t.Tool, string(t.Args), t.Step)
+		res, err := e.host.Reply(ctx, commands.ReplyRequest{Ticket: t.ID, Reply: "once", Principal: "demo-operator"})
+		if err != nil {
+			return err
+		}
+		say("   approved once by demo-operator; the call ran and step %d is final:", res.Step)
+		p.step(res.Outcome)
+	}
+	out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: *run, Step: *next,
 		Calls: []commands.CallRequest{demoCall("c6", "echo_fx", map[string]string{"text": "write the release notes"})}})
 	if err != nil {
 		return err
 	}
 	p.step(out)
-	sum, err := e.host.EndRun(ctx, commands.EndRunRequest{Run: info.Run})
+	sum, err := e.host.EndRun(ctx, commands.EndRunRequest{Run: *run})
 	if err != nil {
 		return err
 	}
 	p.ended(sum)
-	say("== the run as the rebuilt projection shows it (engine show %s)", info.Run)
-	r, err := e.host.Show(ctx, commands.ShowRequest{Run: info.Run})
+	say("== the run as the rebuilt projection shows it (engine show %s)", *run)
+	r, err := e.host.Show(ctx, commands.ShowRequest{Run: *run})
 	if err != nil {
 		return err
 	}

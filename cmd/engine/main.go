@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return v.run(ctx, args[1:], stdout, stderr)
 		}
 	}
+	if args[0] == "demo-resume" { // the demo's second process, not a verb of its own
+		return runDemoResume(ctx, args[1:], stdout, stderr)
+	}
 	usage(stderr)
 	return usageError{fmt.Sprintf("unknown verb %q", args[0])}
 }

@@ -5,9 +5,24 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
+
+// TestMain lets the test binary stand in for the engine binary when the demo
+// re-executes itself for its second engine process.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "demo-resume" {
+		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestRunUsage(t *testing.T) {
 	tests := []struct {
@@ -58,8 +73,13 @@ func TestDemo(t *testing.T) {
 		"allow   hello from the model",
 		`blocked: denied by rule read "secrets/*" (run override)`,
 		"Unknown tool: rm",
-		"engine stopped; starting a new engine on the same data",
+		"step 2 awaits a human",
+		"the run waits for a human; the engine stops",
+		"a new engine process starts on the same data",
+		"approved once by demo-operator",
+		"c5   echo_fx    confirm deploy to production",
 		"c6   echo_fx    allow   write the release notes",
+		"(permission): once by demo-operator",
 		"ended (completed)",
 	} {
 		if !strings.Contains(out, want) {

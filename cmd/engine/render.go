@@ -43,6 +43,13 @@ func (p *printer) step(out *commands.StepOutcome) {
 		p.emit(out)
 		return
 	}
+	if !out.Final {
+		fmt.Fprintf(p.w, "step %d awaits a human:\n", out.Step)
+		for _, t := range out.Tickets {
+			fmt.Fprintf(p.w, "  ticket %s  %s %s  (engine approve %s / engine reject %s)\n", t.ID, t.Tool, t.CallID, t.ID, t.ID)
+		}
+		return
+	}
 	fmt.Fprintf(p.w, "step %d\n", out.Step)
 	for _, r := range out.Results {
 		fmt.Fprintf(p.w, "  %-4s %-10s %-7s %s\n", r.CallID, r.Tool, r.Verdict, oneLine(r.Content, 100))
@@ -90,6 +97,11 @@ func timeline(w io.Writer, r *projection.Run) {
 				}
 				fmt.Fprintf(w, "      verdict %s%s\n", d.Verdict, rule)
 			}
+			if c.Ticket != "" {
+				if t := r.Ticket(c.Ticket); t != nil {
+					fmt.Fprintf(w, "      ticket %s (%s)%s\n", t.ID, t.Kind, resolution(t))
+				}
+			}
 			if c.Attempts > 0 {
 				fmt.Fprintf(w, "      started (attempt %d)\n", c.Attempts)
 			}
@@ -108,4 +120,23 @@ func timeline(w io.Writer, r *projection.Run) {
 			}
 		}
 	}
+}
+
+// resolution describes how a ticket was answered, for a timeline.
+func resolution(t *projection.Ticket) string {
+	res := t.Resolution
+	if res == nil {
+		return ": pending"
+	}
+	s := ": " + res.Reply
+	if res.Principal != "" {
+		s += " by " + res.Principal
+	}
+	if res.By != "" {
+		s += " (with ticket " + res.By + ")"
+	}
+	if res.Message != "" {
+		s += ": " + oneLine(res.Message, 60)
+	}
+	return s
 }
