@@ -40,6 +40,7 @@ func (e *Engine) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.
 // identities are committed before they are returned, so every host checks
 // later calls against what the model was shown.
 func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
+	e.known(ctx, req.Run)
 	unlock := e.lockRun(req.Run)
 	defer unlock()
 	var (
@@ -67,6 +68,19 @@ func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Cata
 		}
 	}
 	return &cat, nil
+}
+
+// known makes sure a run another host started a moment ago is visible
+// here: when the projection does not have the run, it catches up with the
+// stream first (the follower would within its poll interval).
+func (e *Engine) known(ctx context.Context, run string) {
+	if !events.ValidID(run) {
+		return
+	}
+	if ok, err := e.proj.View(run, func(*projection.Run) {}); ok || err != nil {
+		return
+	}
+	_ = e.proj.Sync(ctx, e.log)
 }
 
 // viewRun calls fn with the run under the projector's lock, or returns

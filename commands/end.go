@@ -19,6 +19,7 @@ func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 	default:
 		return nil, fmt.Errorf("end run %s: cause %q: want completed, declined, cancelled or failed: %w", req.Run, req.Cause, ErrInvalidRequest)
 	}
+	e.known(ctx, req.Run)
 	unlock := e.lockRun(req.Run)
 	defer unlock()
 	var (

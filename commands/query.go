@@ -21,6 +21,7 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	e.known(ctx, req.Run)
 	var (
 		out *projection.Run
 		err error

@@ -29,6 +29,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	if err := checkSubmit(req); err != nil {
 		return nil, err
 	}
+	e.known(ctx, req.Run)
 	unlock := e.lockRun(req.Run)
 	defer unlock()
 

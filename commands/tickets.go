@@ -122,6 +122,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 // AwaitStep returns the step's outcome once it is final, wherever the reply
 // that finished it arrived: the projection follows every host's commits.
 func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
+	e.known(ctx, req.Run)
 	for {
 		changed := e.proj.Changed()
 		var (

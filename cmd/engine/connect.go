@@ -69,11 +69,19 @@ func (f *connFlags) dial() (*nats.Conn, error) {
 	return nc, nil
 }
 
-// tools is the process layer this binary installs.
-func tools() (*executor.Registry, error) {
+// tools is the process layer this binary installs; withTest adds the test
+// tools (engine serve --test-tools).
+func tools(withTest bool) (*executor.Registry, error) {
 	ts, err := builtin.Tools()
 	if err != nil {
 		return nil, err
+	}
+	if withTest {
+		more, err := builtin.TestTools()
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, more...)
 	}
 	return executor.NewRegistry(ts...)
 }
@@ -87,12 +95,13 @@ type embedded struct {
 
 // hostOptions configure a host started by this binary.
 type hostOptions struct {
-	dataDir  string
-	listen   string // embedded server listener, "" for none
-	sync     string
-	replicas int
-	hostName string
-	log      *slog.Logger
+	dataDir   string
+	listen    string // embedded server listener, "" for none
+	sync      string
+	replicas  int
+	hostName  string
+	log       *slog.Logger
+	testTools bool
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -128,7 +137,7 @@ func (e *embedded) close() error {
 
 // startHost starts an engine host on nc with its state under o.dataDir.
 func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Host, error) {
-	reg, err := tools()
+	reg, err := tools(o.testTools)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +155,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 
 // backend is an engine a client verb talks to, and how to let go of it.
 type backend struct {
-	api   commands.API
+	api   engineAPI
 	close func() error
 }
 

@@ -54,7 +54,11 @@ func verbs() []verb {
 		{"serve", "run an engine host and its NATS service", runServe},
 		{"run", "drive a scripted run (one line of the script per step)", runScript},
 		{"runs", "list runs", runRuns},
-		{"show", "show one run: every step, call, verdict, rule and result", runShow},
+		{"show", "show one run: every step, call, verdict, rule, ticket and result", runShow},
+		{"tickets", "list the confirmations waiting for a human", runTickets},
+		{"approve", "approve a ticket (--always saves it for the project)", runApprove},
+		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
+		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
 	}
@@ -84,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: engine <verb> [flags]   (engine <verb> -h for its flags)")
 	for _, v := range verbs() {
-		fmt.Fprintf(w, "  %-6s %s\n", v.name, v.summary)
+		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
 	}
 }
 

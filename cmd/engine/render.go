@@ -56,6 +56,14 @@ func (p *printer) step(out *commands.StepOutcome) {
 	}
 }
 
+func (p *printer) note(run, text string) {
+	if p.json {
+		p.emit(map[string]any{"run": run, "event": "note", "text": text})
+		return
+	}
+	fmt.Fprintln(p.w, text)
+}
+
 func (p *printer) ended(s *commands.RunSummary) {
 	if p.json {
 		p.emit(map[string]any{"run": s.ID, "event": "ended", "cause": s.Cause, "steps": s.Steps})

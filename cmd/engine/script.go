@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,7 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rulesFile := fs.String("rules", "", "a JSON file of per-run rules that narrow the agent's ([{\"action\",\"resource\",\"effect\"}])")
 	asJSON := fs.Bool("json", false, "print one JSON object per step")
 	keepOpen := fs.Bool("keep-open", false, "do not end the run after the script")
+	wait := fs.Bool("wait", false, "when a step awaits a human, wait for its answer and go on (default: print the tickets and exit 0)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -89,11 +91,12 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer b.close()
-	return drive(ctx, b.api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, newPrinter(stdout, *asJSON))
+	return drive(ctx, b.api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, newPrinter(stdout, *asJSON))
 }
 
-// drive runs a script against api and reports every step to p.
-func drive(ctx context.Context, api commands.API, start commands.StartRunRequest, steps []scriptLine, end bool, p *printer) error {
+// drive runs a script against api and reports every step to p. A step that
+// awaits a human ends the script (the run stays open) unless wait is set.
+func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, steps []scriptLine, end, wait bool, p *printer) error {
 	info, err := api.StartRun(ctx, start)
 	if err != nil {
 		return err
@@ -101,7 +104,22 @@ func drive(ctx context.Context, api commands.API, start commands.StartRunRequest
 	p.started(info)
 	for i, s := range steps {
 		out, err := api.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: i + 1, Calls: s.Calls})
+		if errors.Is(err, commands.ErrRunNotActive) {
+			p.note(info.Run, "the run has ended (declined by a human): the script stops")
+			return nil
+		}
 		if err != nil {
+			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
+		}
+		p.step(out)
+		if out.Final {
+			continue
+		}
+		if !wait {
+			p.note(info.Run, "the run awaits a human: answer with engine approve / engine reject")
+			return nil
+		}
+		if out, err = api.AwaitStep(ctx, commands.AwaitRequest{Run: info.Run, Step: i + 1}); err != nil {
 			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
 		}
 		p.step(out)

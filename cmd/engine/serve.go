@@ -20,12 +20,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	listen := fs.String("listen", "127.0.0.1:4222", "address of the embedded server's listener for other processes (\"\" for none)")
 	replicas := fs.Int("replicas", 1, "stream replicas (3 on a cluster)")
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
-	hostName := fs.String("host", defaultHostName(), "this host's name in its commits")
+	hostName := fs.String("host", defaultHostName(), "this host's name in its commits (a restarted host recovers what it left in doubt under the same name)")
+	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	log := logger(stderr)
-	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log}
+	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log, testTools: *testTools}
 
 	var (
 		nc   *nats.Conn

@@ -29,14 +29,25 @@ const (
 	epEndRun      = "end_run"
 	epRuns        = "runs"
 	epShow        = "show"
+	epReply       = "reply"
+	epTickets     = "tickets"
+	epAwait       = "await_step"
+	epGrants      = "grants"
+	epRevoke      = "revoke_grant"
 )
 
+// engineAPI is everything a client may ask: commands and confirmations.
+type engineAPI interface {
+	commands.API
+	commands.Confirmations
+}
+
 // endpoint adapts one command to a JSON request/response handler.
-type endpoint func(ctx context.Context, api commands.API, body []byte) (any, error)
+type endpoint func(ctx context.Context, api engineAPI, body []byte) (any, error)
 
 // handle decodes the request into Req, calls fn, and returns its response.
-func handle[Req any, Resp any](fn func(commands.API, context.Context, Req) (Resp, error)) endpoint {
-	return func(ctx context.Context, api commands.API, body []byte) (any, error) {
+func handle[Req any, Resp any](fn func(engineAPI, context.Context, Req) (Resp, error)) endpoint {
+	return func(ctx context.Context, api engineAPI, body []byte) (any, error) {
 		var req Req
 		if len(body) > 0 {
 			if err := json.Unmarshal(body, &req); err != nil {
@@ -49,21 +60,26 @@ func handle[Req any, Resp any](fn func(commands.API, context.Context, Req) (Resp
 
 func endpoints() map[string]endpoint {
 	return map[string]endpoint{
-		epStartRun:    handle(commands.API.StartRun),
-		epMaterialize: handle(commands.API.Materialize),
-		epSubmitStep:  handle(commands.API.SubmitStep),
-		epEndRun:      handle(commands.API.EndRun),
-		epRuns: handle(func(api commands.API, ctx context.Context, _ struct{}) ([]commands.RunSummary, error) {
+		epStartRun:    handle(engineAPI.StartRun),
+		epMaterialize: handle(engineAPI.Materialize),
+		epSubmitStep:  handle(engineAPI.SubmitStep),
+		epEndRun:      handle(engineAPI.EndRun),
+		epRuns: handle(func(api engineAPI, ctx context.Context, _ struct{}) ([]commands.RunSummary, error) {
 			return api.Runs(ctx)
 		}),
-		epShow: handle(commands.API.Show),
+		epShow:    handle(engineAPI.Show),
+		epReply:   handle(engineAPI.Reply),
+		epTickets: handle(engineAPI.Tickets),
+		epAwait:   handle(engineAPI.AwaitStep),
+		epGrants:  handle(engineAPI.Grants),
+		epRevoke:  handle(engineAPI.RevokeGrant),
 	}
 }
 
 // serveAPI exposes api as the "stepgate" micro service on nc until ctx ends.
 // Requests are handled concurrently (up to maxInFlight at once), each with
 // ctx; errors reach clients as service errors with stable codes.
-func serveAPI(ctx context.Context, nc *nats.Conn, api commands.API, version string, log *slog.Logger) error {
+func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string, log *slog.Logger) error {
 	const maxInFlight = 256
 	svc, err := micro.AddService(nc, micro.Config{
 		Name: serviceName, Version: version,
@@ -98,7 +114,7 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api commands.API, version stri
 	return err
 }
 
-func respond(ctx context.Context, req micro.Request, api commands.API, ep endpoint, log *slog.Logger) {
+func respond(ctx context.Context, req micro.Request, api engineAPI, ep endpoint, log *slog.Logger) {
 	resp, err := ep(ctx, api, req.Data())
 	if err != nil {
 		code := commands.Code(err)
@@ -120,7 +136,7 @@ type client struct {
 	nc *nats.Conn
 }
 
-var _ commands.API = (*client)(nil)
+var _ engineAPI = (*client)(nil)
 
 func (c *client) call(ctx context.Context, endpoint string, req, resp any) error {
 	body, err := json.Marshal(req)
@@ -150,8 +166,11 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any) error
 }
 
 func callTimeout(endpoint string) time.Duration {
-	if endpoint == epSubmitStep {
-		return 15 * time.Minute
+	switch endpoint {
+	case epSubmitStep, epReply:
+		return 15 * time.Minute // long enough for the longest tool call
+	case epAwait:
+		return 24 * time.Hour // a human may take a while
 	}
 	return 30 * time.Second
 }
@@ -197,4 +216,37 @@ func (c *client) Runs(ctx context.Context) ([]commands.RunSummary, error) {
 // Show implements commands.API.
 func (c *client) Show(ctx context.Context, req commands.ShowRequest) (*projection.Run, error) {
 	return callAs[projection.Run](ctx, c, epShow, req)
+}
+
+// Reply implements commands.Confirmations.
+func (c *client) Reply(ctx context.Context, req commands.ReplyRequest) (*commands.ReplyResult, error) {
+	return callAs[commands.ReplyResult](ctx, c, epReply, req)
+}
+
+// Tickets implements commands.Confirmations.
+func (c *client) Tickets(ctx context.Context, req commands.TicketsRequest) ([]commands.TicketView, error) {
+	out, err := callAs[[]commands.TicketView](ctx, c, epTickets, req)
+	if err != nil {
+		return nil, err
+	}
+	return *out, nil
+}
+
+// AwaitStep implements commands.Confirmations.
+func (c *client) AwaitStep(ctx context.Context, req commands.AwaitRequest) (*commands.StepOutcome, error) {
+	return callAs[commands.StepOutcome](ctx, c, epAwait, req)
+}
+
+// Grants implements commands.Confirmations.
+func (c *client) Grants(ctx context.Context, req commands.GrantsRequest) ([]projection.Grant, error) {
+	out, err := callAs[[]projection.Grant](ctx, c, epGrants, req)
+	if err != nil {
+		return nil, err
+	}
+	return *out, nil
+}
+
+// RevokeGrant implements commands.Confirmations.
+func (c *client) RevokeGrant(ctx context.Context, req commands.RevokeRequest) (*projection.Grant, error) {
+	return callAs[projection.Grant](ctx, c, epRevoke, req)
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
+)
+
+// runTickets is `engine tickets`: the pending confirmations.
+func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tickets", stderr)
+	var cf connFlags
+	cf.register(fs)
+	run := fs.String("run", "", "only this run's tickets")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	b, err := cf.open(ctx, logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	ts, err := b.api.Tickets(ctx, commands.TicketsRequest{Run: *run})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(ts)
+	}
+	for _, t := range ts {
+		deadline := ""
+		if t.Deadline != nil {
+			deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
+		}
+		fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
+		for _, r := range t.Requests {
+			fmt.Fprintf(stdout, "    %s %v\n", r.Action, r.Resources)
+		}
+	}
+	return nil
+}
+
+// runApprove is `engine approve TICKET [--always] [--as WHO]`.
+func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("approve", stderr)
+	var cf connFlags
+	cf.register(fs)
+	always := fs.Bool("always", false, "also save the approval for the project")
+	as := fs.String("as", defaultPrincipal(), "who approves (recorded)")
+	answers := fs.String("answers", "", "the answers to an input ticket (JSON)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"engine approve: want exactly one ticket id"}
+	}
+	req := commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyOnce, Principal: *as}
+	if *always {
+		req.Reply = events.ReplyAlways
+	}
+	if *answers != "" {
+		if !json.Valid([]byte(*answers)) {
+			return usageError{"engine approve: --answers is not JSON"}
+		}
+		req.Reply, req.Answers = events.ReplyAnswer, json.RawMessage(*answers)
+	}
+	return reply(ctx, cf, req, stdout, stderr)
+}
+
+// runReject is `engine reject TICKET [-m MSG] [--as WHO]`.
+func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("reject", stderr)
+	var cf connFlags
+	cf.register(fs)
+	msg := fs.String("m", "", "feedback for the model; without it the run ends declined")
+	as := fs.String("as", defaultPrincipal(), "who rejects (recorded)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"engine reject: want exactly one ticket id"}
+	}
+	return reply(ctx, cf, commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyReject, Message: *msg, Principal: *as}, stdout, stderr)
+}
+
+func reply(ctx context.Context, cf connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
+	b, err := cf.open(ctx, logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	res, err := b.api.Reply(ctx, req)
+	if err != nil {
+		return err
+	}
+	verb := "rejected"
+	if res.Approved {
+		verb = "approved"
+	} else if req.Reply != events.ReplyReject {
+		verb = "blocked on re-check"
+	}
+	fmt.Fprintf(stdout, "ticket %s %s (run %s, step %d)\n", res.Ticket, verb, res.Run, res.Step)
+	if res.Outcome != nil {
+		newPrinter(stdout, false).step(res.Outcome)
+	}
+	return nil
+}
+
+func defaultPrincipal() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "operator"
+}

@@ -1,0 +1,197 @@
+package integration
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// serveArgs starts `engine serve` with extra flags.
+func serveArgs(t *testing.T, extra ...string) *server {
+	t.Helper()
+	s := &server{cmd: exec.Command(engineBin, append([]string{"serve"}, extra...)...)}
+	s.cmd.Stderr = &s.stderr
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Kill()
+			_ = s.cmd.Wait()
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "stepgate serving") {
+		t.Fatalf("engine serve did not start: %q %v\n%s", line, err, s.stderr.String())
+	}
+	return s
+}
+
+func (s *server) kill9(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+}
+
+// call asks the stepgate service over NATS.
+func ask[T any](t *testing.T, nc *nats.Conn, endpoint string, req any) (*T, error) {
+	t.Helper()
+	b, _ := json.Marshal(req)
+	msg, err := nc.Request("stepgate."+endpoint, b, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%s: %v", endpoint, err)
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		return nil, &commands.Error{Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
+	}
+	var out T
+	if err := json.Unmarshal(msg.Data, &out); err != nil {
+		t.Fatalf("%s: %v", endpoint, err)
+	}
+	return &out, nil
+}
+
+func must[T any](v *T, err error) *T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// The engine is killed with SIGKILL while calls run — after their pre-effect
+// commit, before their results. Restarted under the same host name, it never
+// runs the side-effecting call again (indeterminate) and runs the read-only
+// one once more.
+func TestSIGKILLBetweenStartAndResult(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	addr := freeAddr(t)
+	gate := filepath.Join(ws, "gate")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--data", data, "--listen", addr, "--host", "proc", "--test-tools"}
+	srv := serveArgs(t, args...)
+	nc, err := nats.Connect("nats://"+addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+
+	// One step, two calls that block: a side-effecting one (so the step has a
+	// pre-effect commit) and a read-only one.
+	info := must(ask[commands.RunInfo](t, nc, "start_run", commands.StartRunRequest{Location: ws}))
+	b, _ := json.Marshal(commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{
+		{ID: "fx", Tool: "wait_fx", Args: json.RawMessage(`{"text":"done by wait_fx","path":"gate"}`)},
+		{ID: "ro", Tool: "wait", Args: json.RawMessage(`{"text":"done by wait","path":"gate"}`)}}})
+	// Nobody waits for the step's answer: the engine dies first.
+	if err := nc.PublishRequest("stepgate.submit_step", nats.NewInbox(), b); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r, err := ask[projection.Run](t, nc, "show", commands.ShowRequest{Run: info.Run})
+		if err == nil && len(r.Steps) == 1 && r.Steps[0].Calls[0].Attempts == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the step never reached its pre-effect commit")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	srv.kill9(t)
+	if err := os.Remove(gate); err != nil { // the tools would return at once now
+		t.Fatal(err)
+	}
+	srv = serveArgs(t, args...)
+	defer srv.cmd.Process.Signal(syscall.SIGTERM)
+
+	r := must(ask[projection.Run](t, nc, "show", commands.ShowRequest{Run: info.Run}))
+	s := r.Steps[0]
+	if !s.Final || s.Calls[0].Result == nil || s.Calls[1].Result == nil {
+		t.Fatalf("step 1 after the restart: %+v, want final with both results", s)
+	}
+	fx, ro := s.Calls[0], s.Calls[1]
+	if got := fx.Result.Parts[0].Text; got != commands.IndeterminateResult {
+		t.Errorf("side-effecting call in doubt settles as %q, want %q", got, commands.IndeterminateResult)
+	}
+	if fx.Attempts != 1 {
+		t.Errorf("side-effecting call started %d times, want 1 (never again)", fx.Attempts)
+	}
+	if got := ro.Result.Parts[0].Text; got != "done by wait" {
+		t.Errorf("read-only call in doubt settles as %q, want it run again", got)
+	}
+	if ro.Attempts != 1 {
+		t.Errorf("read-only call: %d recorded starts, want the one recovery run", ro.Attempts)
+	}
+}
+
+// Two engine processes serve one NATS server; the same reply reaches the
+// service twice at once, 100 times over: each call runs exactly once.
+func TestSameReplyOnTwoEngineProcesses(t *testing.T) {
+	ws := t.TempDir()
+	addr := freeAddr(t)
+	a := serveArgs(t, "--data", t.TempDir(), "--listen", addr, "--host", "a", "--test-tools")
+	b := serveArgs(t, "--nats", "nats://"+addr, "--data", t.TempDir(), "--host", "b", "--test-tools")
+	defer a.cmd.Process.Signal(syscall.SIGTERM)
+	defer b.cmd.Process.Signal(syscall.SIGTERM)
+	nc, err := nats.Connect("nats://" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const trials = 100
+	rules := []map[string]string{{"action": "append_fx", "resource": "ask *", "effect": "ask"}}
+	for trial := range trials {
+		info := must(ask[commands.RunInfo](t, nc, "start_run", map[string]any{"location": ws, "rules": rules}))
+		out := must(ask[commands.StepOutcome](t, nc, "submit_step", commands.SubmitStepRequest{Run: info.Run, Step: 1,
+			Calls: []commands.CallRequest{{ID: "c1", Tool: "append_fx", Args: json.RawMessage(fmt.Sprintf(`{"text":"ask %d","path":"effects"}`, trial))}}}))
+		if len(out.Tickets) != 1 {
+			t.Fatalf("trial %d: %+v, want one ticket", trial, out)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range 2 {
+			wg.Go(func() {
+				_, errs[i] = ask[commands.ReplyResult](t, nc, "reply", commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Principal: "ops"})
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			if err == nil {
+				ok++
+			} else if commands.Code(err) != commands.CodeTicketResolved {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("trial %d: %d replies took effect (%v)", trial, ok, errs)
+		}
+	}
+	b2, err := os.ReadFile(filepath.Join(ws, "effects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b2), "\n"); lines != trials {
+		t.Errorf("the approved calls ran %d times in all, want %d (exactly once each)", lines, trials)
+	}
+}
