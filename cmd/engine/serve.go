@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -29,9 +30,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log, testTools: *testTools}
 
 	var (
-		nc   *nats.Conn
-		host *commands.Host
-		stop func() error
+		nc    *nats.Conn
+		host  *commands.Host
+		stop  func() error
+		where = cf.natsURL
 	)
 	if cf.natsURL != "" {
 		var err error
@@ -43,15 +45,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		stop = func() error { err := host.Close(); nc.Close(); return err }
-		fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", cf.natsURL, *hostName)
 	} else {
 		e, err := startEmbedded(ctx, opts)
 		if err != nil {
 			return err
 		}
 		nc, host, stop = e.nc, e.host, e.close
-		fmt.Fprintf(stdout, "stepgate serving on %s, data in %s (host %s)\n", e.srv.ClientURL(), cf.data, *hostName)
+		where = fmt.Sprintf("%s, data in %s", e.srv.ClientURL(), cf.data)
+		if e.srv.ClientURL() == "" {
+			where = "no listener (in-process only), data in " + cf.data
+		}
 	}
+	svcCtx, svcCancel := context.WithCancel(context.Background())
+	defer svcCancel()
+	svcWait, err := serveAPI(svcCtx, nc, host, version(), log)
+	if err != nil {
+		return errors.Join(err, stop())
+	}
+	fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", where, *hostName)
 
 	// The long-running parts are actors of one group: the first to stop
 	// (a signal, the service failing, the projector failing) stops them all.
@@ -61,8 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		<-sctx.Done()
 		return ctx.Err()
 	}, func(error) { cancel() })
-	svcCtx, svcCancel := context.WithCancel(context.Background())
-	g.Add(func() error { return serveAPI(svcCtx, nc, host, version(), log) }, func(error) { svcCancel() })
+	g.Add(svcWait, func(error) { svcCancel() })
 	quit := make(chan struct{})
 	g.Add(func() error {
 		select {
@@ -72,7 +82,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return nil
 		}
 	}, func(error) { close(quit) })
-	err := g.Run()
+	err = g.Run()
 	svcCancel()
 	cancel()
 	if cerr := stop(); cerr != nil {

@@ -76,17 +76,19 @@ func endpoints() map[string]endpoint {
 	}
 }
 
-// serveAPI exposes api as the "stepgate" micro service on nc until ctx ends.
-// Requests are handled concurrently (up to maxInFlight at once), each with
-// ctx; errors reach clients as service errors with stable codes.
-func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string, log *slog.Logger) error {
+// serveAPI exposes api as the "stepgate" micro service on nc. Once it
+// returns, the endpoints answer; they serve until ctx ends, and stop waits
+// for that and for the requests in flight. Requests are handled
+// concurrently (up to maxInFlight at once), each with ctx; errors reach
+// clients as service errors with stable codes.
+func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string, log *slog.Logger) (stop func() error, err error) {
 	const maxInFlight = 256
 	svc, err := micro.AddService(nc, micro.Config{
 		Name: serviceName, Version: version,
 		Description: "Stepgate: permission-checked, durably logged tool execution for AI agents",
 	})
 	if err != nil {
-		return fmt.Errorf("add service: %w", err)
+		return nil, fmt.Errorf("add service: %w", err)
 	}
 	sem := make(chan struct{}, maxInFlight)
 	var wg sync.WaitGroup
@@ -105,13 +107,19 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 		})
 		if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subjectPrefix+"."+name)); err != nil {
 			_ = svc.Stop()
-			return fmt.Errorf("add endpoint %s: %w", name, err)
+			return nil, fmt.Errorf("add endpoint %s: %w", name, err)
 		}
 	}
-	<-ctx.Done()
-	err = svc.Stop()
-	wg.Wait()
-	return err
+	if err := nc.Flush(); err != nil { // the subscriptions are in place on the server
+		_ = svc.Stop()
+		return nil, fmt.Errorf("add service: %w", err)
+	}
+	return func() error {
+		<-ctx.Done()
+		err := svc.Stop()
+		wg.Wait()
+		return err
+	}, nil
 }
 
 func respond(ctx context.Context, req micro.Request, api engineAPI, ep endpoint, log *slog.Logger) {
