@@ -9,7 +9,7 @@ import (
 )
 
 // Workloads lists the workload names in the order `engine bench all` runs them.
-var workloadNames = []string{"raw", "w1", "w1fx", "w2"}
+var workloadNames = []string{"raw", "w1", "w1fx", "w2", "w3", "w4"}
 
 // Workloads returns the names of every workload.
 func Workloads() []string { return append([]string(nil), workloadNames...) }

@@ -25,6 +25,8 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 		r, err = runW1(ctx, o, "echo_fx")
 	case "w2":
 		r, err = runW2(ctx, o)
+	case "w3", "w4":
+		r, err = runResume(ctx, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bench %s: %w", o.Workload, err)
@@ -46,7 +48,8 @@ func summary(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
 	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
 		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio",
-		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "rounds"} {
+		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
+		"prior_steps", "other_commits"} {
 		if v, ok := r[k]; ok {
 			fmt.Fprintf(w, " %s=%v", k, v)
 		}

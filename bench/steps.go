@@ -17,14 +17,24 @@ type script []commands.SubmitStepRequest
 
 // newScript starts a run and prepares n steps, one call of tool each.
 func newScript(ctx context.Context, h *commands.Host, tool string, n int) (script, error) {
-	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: "/"})
+	return newScriptAt(ctx, h, "/", tool, n)
+}
+
+// newScriptAt is newScript for a run in location.
+func newScriptAt(ctx context.Context, h *commands.Host, location, tool string, n int) (script, error) {
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: location})
 	if err != nil {
 		return nil, err
 	}
+	return scriptFor(info.Run, tool, n)
+}
+
+// scriptFor prepares n steps of run, numbered from 1.
+func scriptFor(run, tool string, n int) (script, error) {
 	reqs := make(script, n)
 	for i := range reqs {
 		args, _ := json.Marshal(map[string]string{"text": echoText()})
-		reqs[i] = commands.SubmitStepRequest{Run: info.Run, Step: i + 1,
+		reqs[i] = commands.SubmitStepRequest{Run: run, Step: i + 1,
 			Calls: []commands.CallRequest{{ID: "c1", Tool: tool, Args: args}}}
 	}
 	return reqs, nil

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/stepgate/stepgate/bench"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -78,8 +79,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return v.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	if args[0] == "demo-resume" { // the demo's second process, not a verb of its own
+	switch args[0] { // processes a verb starts of its own binary, not verbs
+	case "demo-resume":
 		return runDemoResume(ctx, args[1:], stdout, stderr)
+	case bench.ProcVerb:
+		return bench.Proc(ctx, args[1:], stdout, stderr)
 	}
 	usage(stderr)
 	return usageError{fmt.Sprintf("unknown verb %q", args[0])}
