@@ -3,51 +3,23 @@ package commands_test
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/executor/executortest"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
-// counter counts the executions of the test tools, per tool name.
-type counter struct{ echo, fx atomic.Int64 }
+// counter counts the executions of the counting tools.
+type counter = executortest.Counts
 
-// registry is the builtins plus counting copies of echo.
+// registry is the built-ins plus the counting tools.
 func registry(t testing.TB, cnt *counter) *executor.Registry {
 	t.Helper()
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
-	type in struct {
-		Text string `json:"text"`
-	}
-	mk := func(name string, effect descriptor.EffectClass, n *atomic.Int64) *executor.Tool {
-		tool, err := executor.New(name, "Counts its calls and returns its text.",
-			func(_ context.Context, _ executor.Call, in in) (string, error) {
-				n.Add(1)
-				return in.Text, nil
-			}, executor.WithEffect(effect),
-			executor.WithRequests(func(_ executor.Call, in in) ([]descriptor.Request, error) {
-				return []descriptor.Request{{Action: name, Resources: []string{in.Text}, Save: []string{"*"}}}, nil
-			}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tool
-	}
-	tools = append(tools, mk("count", descriptor.ReadOnly, &cnt.echo), mk("count_fx", descriptor.SideEffecting, &cnt.fx))
-	reg, err := executor.NewRegistry(tools...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
+	return executortest.Registry(t, cnt)
 }
 
 // startHost starts an engine host on s with its own state directory.

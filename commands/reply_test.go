@@ -59,8 +59,8 @@ func TestReplyOnceRunsTheCallAndPublishesTheStep(t *testing.T) {
 	if out.Final || len(out.Results) != 0 || len(out.Tickets) != 1 {
 		t.Fatalf("step with an ask: final=%v results=%d tickets=%d; want not final, no results, one ticket", out.Final, len(out.Results), len(out.Tickets))
 	}
-	if cnt.fx.Load() != 1 {
-		t.Errorf("the allowed call of the step ran %d times while the other waited, want 1", cnt.fx.Load())
+	if cnt.SideEffecting.Load() != 1 {
+		t.Errorf("the allowed call of the step ran %d times while the other waited, want 1", cnt.SideEffecting.Load())
 	}
 	if got := status(t, h, run); got != projection.StatusAwaiting {
 		t.Errorf("run status %s, want awaiting", got)
@@ -75,8 +75,8 @@ func TestReplyOnceRunsTheCallAndPublishesTheStep(t *testing.T) {
 	if diff := cmp.Diff([]string{"a: ask me", "b: plain"}, results(res.Outcome)); diff != "" {
 		t.Errorf("results in model order (-want +got):\n%s", diff)
 	}
-	if cnt.fx.Load() != 2 || status(t, h, run) != projection.StatusRunning {
-		t.Errorf("after the reply: %d executions, status %s; want 2 and running", cnt.fx.Load(), status(t, h, run))
+	if cnt.SideEffecting.Load() != 2 || status(t, h, run) != projection.StatusRunning {
+		t.Errorf("after the reply: %d executions, status %s; want 2 and running", cnt.SideEffecting.Load(), status(t, h, run))
 	}
 	if grants, _ := h.Grants(ctx, commands.GrantsRequest{Project: "p1"}); len(grants) != 0 {
 		t.Errorf("a once reply saved %d grants", len(grants))
@@ -112,8 +112,8 @@ func TestReplyAlwaysSavesAndApprovesTheProject(t *testing.T) {
 	if got := status(t, h, run3); got != projection.StatusAwaiting {
 		t.Errorf("a run of another project is %s, want still awaiting", got)
 	}
-	if cnt.fx.Load() != 3 {
-		t.Errorf("executions = %d, want 3", cnt.fx.Load())
+	if cnt.SideEffecting.Load() != 3 {
+		t.Errorf("executions = %d, want 3", cnt.SideEffecting.Load())
 	}
 	// A later call of the project is allowed by the grant without asking.
 	step2, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: run1, Step: 2, Calls: []commands.CallRequest{call("e", "count_fx", text{"ask again"})}})
@@ -168,7 +168,7 @@ func TestResumedApprovalUnderADenyIsBlocked(t *testing.T) {
 	if got := res.Outcome.Results[0].Content; got != `blocked: denied by rule count_fx "*" (project config)` {
 		t.Errorf("result = %q", got)
 	}
-	if cnt.fx.Load() != 0 {
+	if cnt.SideEffecting.Load() != 0 {
 		t.Error("the call ran although the configuration denies it now")
 	}
 }
@@ -199,8 +199,8 @@ func TestRejectCascadesAndDeclines(t *testing.T) {
 	if r.Status != projection.StatusEnded || r.End.Cause != events.CauseDeclined {
 		t.Errorf("after a reject without feedback: %s %+v, want ended declined", r.Status, r.End)
 	}
-	if cnt.fx.Load() != 0 {
-		t.Errorf("rejected calls ran %d times", cnt.fx.Load())
+	if cnt.SideEffecting.Load() != 0 {
+		t.Errorf("rejected calls ran %d times", cnt.SideEffecting.Load())
 	}
 }
 
@@ -296,7 +296,7 @@ func TestSameReplyOnTwoHostsRunsOnce(t *testing.T) {
 		if ok != 1 {
 			t.Fatalf("trial %d: %d replies took effect, want 1 (%v)", trial, ok, errs)
 		}
-		if n := ca.fx.Load() + cb.fx.Load(); n != int64(trial+1) {
+		if n := ca.SideEffecting.Load() + cb.SideEffecting.Load(); n != int64(trial+1) {
 			t.Fatalf("trial %d: %d executions in all, want %d", trial, n, trial+1)
 		}
 	}

@@ -73,8 +73,8 @@ func TestSubmitStepDecidesEveryCall(t *testing.T) {
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("results in model order (-want +got):\n%s", diff)
 	}
-	if cnt.fx.Load() != 1 {
-		t.Errorf("count_fx ran %d times, want 1", cnt.fx.Load())
+	if cnt.SideEffecting.Load() != 1 {
+		t.Errorf("count_fx ran %d times, want 1", cnt.SideEffecting.Load())
 	}
 	// The projection shows the same, with the pre-effect commit for count_fx.
 	run, err := h.Show(ctx, commands.ShowRequest{Run: info.Run})
@@ -115,8 +115,8 @@ func TestSubmitStepIsIdempotent(t *testing.T) {
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Errorf("resubmission (-first +again):\n%s", diff)
 	}
-	if cnt.fx.Load() != 1 {
-		t.Errorf("the tool ran %d times, want once", cnt.fx.Load())
+	if cnt.SideEffecting.Load() != 1 {
+		t.Errorf("the tool ran %d times, want once", cnt.SideEffecting.Load())
 	}
 	req.Calls[0].Args = []byte(`{"text":"y"}`)
 	if _, err := h.SubmitStep(ctx, req); !errors.Is(err, commands.ErrConflict) || commands.Code(err) != commands.CodeConflict {
@@ -207,7 +207,7 @@ func TestDisabledToolsBlockEverything(t *testing.T) {
 	if got := out.Results[0].Content; got != "blocked: tools are disabled for this run" {
 		t.Errorf("result = %q", got)
 	}
-	if cnt.echo.Load() != 0 {
+	if cnt.ReadOnly.Load() != 0 {
 		t.Error("a tool ran under DenyAll")
 	}
 }
@@ -251,7 +251,7 @@ func TestMalformedArgumentsAreInvalidInput(t *testing.T) {
 	if got := out.Results[1].Content; got != "Unknown tool: nope" {
 		t.Errorf("unknown tool with malformed arguments: %q", got)
 	}
-	if cnt.fx.Load() != 0 {
+	if cnt.SideEffecting.Load() != 0 {
 		t.Error("the tool ran on malformed arguments")
 	}
 	again, err := h.SubmitStep(ctx, req)

@@ -3,49 +3,26 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/executor/executortest"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
-// counted is a host's tool registry: the built-ins plus "count" (read-only)
-// and "count_fx" (side-effecting), which count their executions.
+// counted is a host's tool registry (the built-ins and the counting tools)
+// with its counts.
 type counted struct {
-	reg     *executor.Registry
-	ro, eff atomic.Int64
+	reg *executor.Registry
+	executortest.Counts
 }
 
 func newCounted(t testing.TB) *counted {
 	t.Helper()
 	c := &counted{}
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
-	type in struct {
-		Text string `json:"text"`
-	}
-	mk := func(name string, effect descriptor.EffectClass, n *atomic.Int64) *executor.Tool {
-		tool, err := executor.New(name, "Counts its executions and returns its text.",
-			func(_ context.Context, _ executor.Call, in in) (string, error) {
-				n.Add(1)
-				return in.Text, nil
-			}, executor.WithEffect(effect))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tool
-	}
-	tools = append(tools, mk("count", descriptor.ReadOnly, &c.ro), mk("count_fx", descriptor.SideEffecting, &c.eff))
-	if c.reg, err = executor.NewRegistry(tools...); err != nil {
-		t.Fatal(err)
-	}
+	c.reg = executortest.Registry(t, &c.Counts)
 	return c
 }
 

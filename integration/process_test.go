@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stepgate/stepgate/projection"
 )
@@ -59,38 +57,7 @@ type server struct {
 // says it is serving.
 func serve(t *testing.T, data, addr string) *server {
 	t.Helper()
-	s := &server{cmd: exec.Command(engineBin, "serve", "--data", data, "--listen", addr, "--host", "proc")}
-	s.cmd.Stderr = &s.stderr
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s.cmd.ProcessState == nil {
-			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
-		}
-	})
-	ready := make(chan error, 1)
-	go func() {
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err == nil && !strings.HasPrefix(line, "stepgate serving") {
-			err = fmt.Errorf("unexpected first line %q", line)
-		}
-		ready <- err
-	}()
-	select {
-	case err := <-ready:
-		if err != nil {
-			t.Fatalf("engine serve did not start: %v\n%s", err, s.stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("engine serve not ready after 30s\n%s", s.stderr.String())
-	}
-	return s
+	return serveArgs(t, "--data", data, "--listen", addr, "--host", "proc")
 }
 
 // engine runs the binary to completion and returns its stdout.

@@ -50,7 +50,7 @@ func TestConcurrentSubmitCommitsOnce(t *testing.T) {
 		if won != 1 {
 			t.Fatalf("trial %d: %d hosts committed step 1, want exactly 1 (errors %v)", trial, won, errs)
 		}
-		if got := a.eff.Load() + b.eff.Load(); got != int64(trial+1) {
+		if got := a.SideEffecting.Load() + b.SideEffecting.Load(); got != int64(trial+1) {
 			t.Fatalf("trial %d: side-effecting executions so far = %d, want %d (the loser must run nothing)", trial, got, trial+1)
 		}
 		for _, h := range []*commands.Host{ha, hb} {
@@ -63,8 +63,8 @@ func TestConcurrentSubmitCommitsOnce(t *testing.T) {
 			}
 		}
 	}
-	if a.eff.Load() == 0 || b.eff.Load() == 0 {
-		t.Logf("one host won every race (a=%d b=%d); the races still had one winner each", a.eff.Load(), b.eff.Load())
+	if a.SideEffecting.Load() == 0 || b.SideEffecting.Load() == 0 {
+		t.Logf("one host won every race (a=%d b=%d); the races still had one winner each", a.SideEffecting.Load(), b.SideEffecting.Load())
 	}
 }
 
@@ -101,7 +101,7 @@ func TestConcurrentIdenticalSubmitsAgree(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := a.eff.Load() + b.eff.Load(); got != 1 {
+	if got := a.SideEffecting.Load() + b.SideEffecting.Load(); got != 1 {
 		t.Errorf("executions = %d, want 1", got)
 	}
 	if outs[0] == nil || outs[1] == nil {
