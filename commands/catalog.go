@@ -84,12 +84,27 @@ func (e *Engine) known(ctx context.Context, run string) {
 }
 
 // viewRun calls fn with the run under the projector's lock, or returns
-// ErrRunNotFound.
+// ErrRunNotFound. The run's last step is whole; earlier ones may be stubs
+// (see viewStep).
 func (e *Engine) viewRun(run string, fn func(r *projection.Run)) error {
+	return e.viewWith(run, fn, e.proj.View)
+}
+
+// viewStep is viewRun with step n whole.
+func (e *Engine) viewStep(run string, n int, fn func(r *projection.Run)) error {
+	return e.viewWith(run, fn, func(id string, fn func(*projection.Run)) (bool, error) { return e.proj.ViewStep(id, n, fn) })
+}
+
+// viewWhole is viewRun with every step whole.
+func (e *Engine) viewWhole(run string, fn func(r *projection.Run)) error {
+	return e.viewWith(run, fn, e.proj.ViewWhole)
+}
+
+func (e *Engine) viewWith(run string, fn func(r *projection.Run), view func(string, func(*projection.Run)) (bool, error)) error {
 	if !events.ValidID(run) {
 		return fmt.Errorf("run %q: %w", run, ErrRunNotFound)
 	}
-	ok, err := e.proj.View(run, fn)
+	ok, err := view(run, fn)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", run, err)
 	}

@@ -48,14 +48,25 @@ func caughtUp(t testing.TB, leader *commands.Host, followers ...*commands.Host) 
 	}
 }
 
+// startHostIn starts a host with its state in dir.
+func startHostIn(t testing.TB, s *steptest.Server, reg *executor.Registry, host, dir string) *commands.Host {
+	t.Helper()
+	return startHostAt(t, s, reg, commands.Config{Host: host}, dir)
+}
+
 // startHostCfg starts a host with cfg.
 func startHostCfg(t testing.TB, s *steptest.Server, reg *executor.Registry, cfg commands.Config) *commands.Host {
+	t.Helper()
+	return startHostAt(t, s, reg, cfg, t.TempDir())
+}
+
+func startHostAt(t testing.TB, s *steptest.Server, reg *executor.Registry, cfg commands.Config, dir string) *commands.Host {
 	t.Helper()
 	host := cfg.Host
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{
-		StateDir: t.TempDir(), Engine: cfg,
+		StateDir: dir, Engine: cfg,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 		err      error
 		cfg      *runConfig
 	)
-	verr := e.viewRun(req.Run, func(r *projection.Run) {
+	verr := e.viewStep(req.Run, req.Step, func(r *projection.Run) {
 		if r.Status == projection.StatusEnded {
 			e.forget(r.ID)
 			err = fmt.Errorf("submit step %d: run %s: %w", req.Step, req.Run, ErrRunNotActive)

@@ -26,7 +26,7 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 		out *projection.Run
 		err error
 	)
-	if verr := e.viewRun(req.Run, func(r *projection.Run) { out, err = r.Clone() }); verr != nil {
+	if verr := e.viewWhole(req.Run, func(r *projection.Run) { out, err = r.Clone() }); verr != nil {
 		return nil, verr
 	}
 	if err != nil {

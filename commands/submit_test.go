@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,61 @@ func TestMalformedArgumentsAreInvalidInput(t *testing.T) {
 	}
 	if got := string(run.Steps[0].Calls[0].Args); got != `"{\"text\":"` {
 		t.Errorf("recorded arguments %s, want the text as a JSON string", got)
+	}
+}
+
+// After a restart a run's earlier steps stay encoded until asked for; a
+// resubmission of an old step still gets its recorded outcome, and show
+// gives every step whole.
+func TestOldStepsAfterRestart(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ctx := ctxT(t)
+	dir := t.TempDir()
+	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: dir, Engine: commands.Config{Host: "h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *commands.StepOutcome
+	reqs := make([]commands.SubmitStepRequest, 3)
+	for i := range reqs {
+		reqs[i] = commands.SubmitStepRequest{Run: info.Run, Step: i + 1, Calls: []commands.CallRequest{call("c", "count_fx", text{fmt.Sprint("step ", i+1)})}}
+		out, err := h.SubmitStep(ctx, reqs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = out
+		}
+	}
+	want, err := h.Show(ctx, commands.ShowRequest{Run: info.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h = startHostIn(t, s, reg, "h", dir)
+	again, err := h.SubmitStep(ctx, reqs[0])
+	if err != nil {
+		t.Fatalf("resubmitting step 1 after a restart: %v", err)
+	}
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("recorded outcome of step 1 after a restart (-before +after):\n%s", diff)
+	}
+	got, err := h.Show(ctx, commands.ShowRequest{Run: info.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("show after a restart (-before +after):\n%s", diff)
+	}
+	if n := cnt.SideEffecting.Load(); n != 3 {
+		t.Errorf("executions = %d, want 3", n)
 	}
 }

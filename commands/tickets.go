@@ -130,7 +130,7 @@ func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome,
 			exists bool
 			ended  bool
 		)
-		if err := e.viewRun(req.Run, func(r *projection.Run) {
+		if err := e.viewStep(req.Run, req.Step, func(r *projection.Run) {
 			s := r.Step(req.Step)
 			exists, ended = s != nil, r.Status == projection.StatusEnded
 			if s != nil && s.Final {

@@ -83,32 +83,55 @@ func readSeq(tx *bolt.Tx) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// loadRun reads one run (header and steps) from the checkpoint; nil when the
-// checkpoint does not hold it.
-func loadRun(tx *bolt.Tx, id string) (*Run, error) {
+// loadRun reads one run from the checkpoint; nil when the checkpoint does
+// not hold it. Only the run's last step is decoded: every earlier step is
+// final, and comes back as a stub {N, Final} with its encoded form in lazy,
+// decoded when someone asks for it (see Projector.decodeLocked). A run of ten
+// thousand steps loads in the time of one.
+func loadRun(tx *bolt.Tx, id string) (r *Run, lazy map[int][]byte, err error) {
 	v := tx.Bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	r := new(Run)
+	r = new(Run)
 	if err := json.Unmarshal(v, r); err != nil {
-		return nil, fmt.Errorf("checkpoint of run %s: %w", id, err)
+		return nil, nil, fmt.Errorf("checkpoint of run %s: %w", id, err)
 	}
 	prefix := append([]byte(id), 0)
 	c := tx.Bucket(bucketSteps).Cursor()
+	lazy = map[int][]byte{}
 	for k, v := c.Seek(prefix); k != nil && len(k) == len(prefix)+8 && string(k[:len(prefix)]) == string(prefix); k, v = c.Next() {
-		var s Step
-		if err := json.Unmarshal(v, &s); err != nil {
-			return nil, fmt.Errorf("checkpoint of run %s step %x: %w", id, k[len(prefix):], err)
+		n := int(binary.BigEndian.Uint64(k[len(prefix):]))
+		if n != len(r.Steps)+1 {
+			return nil, nil, fmt.Errorf("checkpoint of run %s: step %d at position %d: %w", id, n, len(r.Steps)+1, ErrInconsistent)
 		}
-		r.Steps = append(r.Steps, s)
+		r.Steps = append(r.Steps, Step{N: n, Final: true})
+		lazy[n] = slices.Clone(v) // bbolt's bytes live only as long as tx
 	}
-	for i := range r.Steps {
-		if r.Steps[i].N != i+1 {
-			return nil, fmt.Errorf("checkpoint of run %s: step %d at position %d: %w", id, r.Steps[i].N, i+1, ErrInconsistent)
+	if last := len(r.Steps); last > 0 {
+		if err := decodeStep(r, lazy, last); err != nil {
+			return nil, nil, err
 		}
 	}
-	return r, nil
+	return r, lazy, nil
+}
+
+// decodeStep replaces stub step n of r with its decoded form from lazy.
+func decodeStep(r *Run, lazy map[int][]byte, n int) error {
+	raw, ok := lazy[n]
+	if !ok {
+		return nil
+	}
+	var s Step
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("checkpoint of run %s step %d: %w", r.ID, n, err)
+	}
+	if s.N != n {
+		return fmt.Errorf("checkpoint of run %s: step %d stored as %d: %w", r.ID, s.N, n, ErrInconsistent)
+	}
+	r.Steps[n-1] = s
+	delete(lazy, n)
+	return nil
 }
 
 // encodeHeader encodes a run without its steps.

@@ -35,6 +35,9 @@ func (p *Projector) takeBatch() (*batch, error) {
 		}
 		b.runs[id] = h
 		for n := range steps {
+			if err := p.decodeLocked(r, n); err != nil { // never write a stub back
+				return nil, err
+			}
 			s, err := jsonMarshal(r.Step(n))
 			if err != nil {
 				return nil, err

@@ -34,7 +34,7 @@ func (p *Projector) Runs() ([]Summary, error) {
 			if seen[string(k)] {
 				return nil
 			}
-			r, err := loadRun(tx, string(k))
+			r, _, err := loadRun(tx, string(k))
 			if err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ func (p *Projector) All() (map[string]*Run, error) {
 	out := make(map[string]*Run, len(sums))
 	for _, s := range sums {
 		var cp *Run
-		if _, err := p.View(s.ID, func(r *Run) { cp, err = deepCopy(r) }); err != nil {
+		if _, err := p.ViewWhole(s.ID, func(r *Run) { cp, err = deepCopy(r) }); err != nil {
 			return nil, err
 		}
 		if err != nil {

@@ -36,17 +36,18 @@ type Projector struct {
 	flushMu sync.Mutex // serialises checkpoint writes
 
 	mu       sync.Mutex
-	seq      uint64                  // last stream sequence applied
-	runs     map[string]*Run         // runs in memory: every dirty run is here
-	dirty    map[string]map[int]bool // run → dirty steps (the header is always rewritten)
-	pending  int                     // commits applied since the last checkpoint
-	replayed int                     // commits applied by Follow since Open
-	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
-	idx      indexes                 // tickets, open runs, grants
-	idxDirty indexDirt               // what of idx the next checkpoint writes
-	nudge    chan struct{}           // asks the follower to look at the stream now
-	changed  chan struct{}           // closed and replaced whenever seq advances
-	failed   error                   // set when the projector stopped on a commit
+	seq      uint64                    // last stream sequence applied
+	runs     map[string]*Run           // runs in memory: every dirty run is here
+	lazy     map[string]map[int][]byte // run → steps still in their checkpoint form
+	dirty    map[string]map[int]bool   // run → dirty steps (the header is always rewritten)
+	pending  int                       // commits applied since the last checkpoint
+	replayed int                       // commits applied by Follow since Open
+	own      map[uint64]bool           // sequences above seq already folded by ApplyOwn
+	idx      indexes                   // tickets, open runs, grants
+	idxDirty indexDirt                 // what of idx the next checkpoint writes
+	nudge    chan struct{}             // asks the follower to look at the stream now
+	changed  chan struct{}             // closed and replaced whenever seq advances
+	failed   error                     // set when the projector stopped on a commit
 }
 
 // Open opens (or creates) the checkpoint at path and loads its sequence. Runs
@@ -72,7 +73,7 @@ func Open(path string, opts Options) (*Projector, error) {
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
-		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
+		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]map[int][]byte{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
 		idx: newIndexes(), idxDirty: newIndexDirt()}
 	err = db.Update(func(tx *bolt.Tx) error {
 		if err := initBuckets(tx); err != nil {
@@ -131,6 +132,9 @@ func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 	}
 	if seq <= r.LastSeq {
 		return nil // applied already by its own host (read-your-writes)
+	}
+	if err := p.decodeLocked(r, c.Step); err != nil {
+		return err
 	}
 	before := len(r.Steps)
 	if err := r.Apply(seq, c); err != nil {
@@ -191,10 +195,13 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	if r, ok := p.runs[id]; ok {
 		return r, nil
 	}
-	var r *Run
+	var (
+		r    *Run
+		lazy map[int][]byte
+	)
 	err := p.db.View(func(tx *bolt.Tx) error {
 		var err error
-		r, err = loadRun(tx, id)
+		r, lazy, err = loadRun(tx, id)
 		return err
 	})
 	if err != nil {
@@ -202,11 +209,69 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	}
 	if r != nil {
 		p.runs[id] = r
+		if len(lazy) > 0 {
+			p.lazy[id] = lazy
+		}
 	}
 	return r, nil
 }
 
+// decodeLocked makes step n of r whole if it is still a stub from the
+// checkpoint (n out of range: nothing to do).
+func (p *Projector) decodeLocked(r *Run, n int) error {
+	lazy := p.lazy[r.ID]
+	if lazy == nil {
+		return nil
+	}
+	if err := decodeStep(r, lazy, n); err != nil {
+		return err
+	}
+	if len(lazy) == 0 {
+		delete(p.lazy, r.ID)
+	}
+	return nil
+}
+
+// ViewStep is View with step n of the run decoded first (a run loaded from
+// the checkpoint keeps its earlier steps encoded until asked for). The run's
+// last step is always decoded.
+func (p *Projector) ViewStep(id string, n int, fn func(r *Run)) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, err := p.runLocked(id)
+	if err != nil || r == nil {
+		return false, err
+	}
+	if err := p.decodeLocked(r, n); err != nil {
+		return false, err
+	}
+	fn(r)
+	return true, nil
+}
+
+// ViewWhole is View with every step of the run decoded.
+func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, err := p.runLocked(id)
+	if err != nil || r == nil {
+		return false, err
+	}
+	for n := range p.lazy[id] {
+		if err := p.decodeLocked(r, n); err != nil {
+			return false, err
+		}
+	}
+	fn(r)
+	return true, nil
+}
+
 // View calls fn with the run while holding the projector's lock, so fn sees a
+// consistent run. A run loaded from the checkpoint has its last step decoded
+// and earlier ones as stubs {N, Final: true}: use ViewStep or ViewWhole to
+// read an earlier step's calls.
+//
+// fn sees a
 // consistent run; fn must not keep r, block, or call the projector (its lock
 // is held). It reports whether the run
 // exists.
