@@ -61,6 +61,10 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
 }
 
+// maxSettleRetries bounds how often a settle commit is retried after another
+// host committed to the run in between (the results are this host's alone).
+const maxSettleRetries = 3
+
 // settleResults commits the results of calls this host ran, retrying when
 // another host appended to the run meanwhile (the results are this host's
 // alone: no one else runs a call whose ToolCallStarted it committed).

@@ -11,10 +11,6 @@ import (
 	"github.com/stepgate/stepgate/step"
 )
 
-// maxSettleRetries bounds how often a settle commit is retried after another
-// host committed to the run in between (the results are this host's alone).
-const maxSettleRetries = 3
-
 // SubmitStep decides, executes and commits one model turn's calls and returns
 // their results in model order once every call is terminal.
 //
@@ -51,39 +47,10 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 		return e.lostRace(ctx, req, p.last, err)
 	}
 	p.execute(ctx)
-	if err := e.settle(ctx, req, p, seq); err != nil {
+	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents()); err != nil {
 		return nil, err
 	}
 	return p.outcome(), nil
-}
-
-// settle commits the results of p after its decide commit at seq, retrying
-// when another host appended to the run in between.
-func (e *Engine) settle(ctx context.Context, req SubmitStepRequest, p *plan, last uint64) error {
-	for attempt := 0; ; attempt++ {
-		c := e.newCommit(req.Run, req.Step, events.KindSettle, p.settleEvents()...)
-		_, err := e.commit(ctx, c, last)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
-			return fmt.Errorf("settle step %d of run %s: %w", req.Step, req.Run, err)
-		}
-		if err := e.refresh(ctx, req.Run, last); err != nil {
-			return err
-		}
-		var stillOpen bool
-		if err := e.viewRun(req.Run, func(r *projection.Run) {
-			last = r.LastSeq
-			s := r.Step(req.Step)
-			stillOpen = s != nil && !s.Final
-		}); err != nil {
-			return err
-		}
-		if !stillOpen {
-			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", req.Step, req.Run, ErrConflict)
-		}
-	}
 }
 
 // lostRace handles a failed step commit: after a lost race the run is
