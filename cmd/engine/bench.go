@@ -20,18 +20,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_ = fs.Bool("json", true, "print JSON lines (always on; the summary goes to stderr)")
 	dir := fs.String("dir", os.TempDir(), "where temporary data directories are made")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench to this file")
-	// Flags may follow the workload name.
-	var names []string
-	for len(args) > 0 {
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		names = append(names, fs.Arg(0))
-		args = fs.Args()[1:]
+	if err := parse(fs, args); err != nil {
+		return err
 	}
+	names := fs.Args()
 	if len(names) == 0 {
 		return usageError{"engine bench: name a workload (" + strings.Join(bench.Workloads(), ", ") + ") or all"}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -177,6 +178,16 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
 	return &backend{api: e.host, close: e.close}, nil
+}
+
+// with opens the engine the flags name, calls fn with it, and lets it go.
+func (f *connFlags) with(ctx context.Context, stderr io.Writer, fn func(api engineAPI) error) error {
+	b, err := f.open(ctx, logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	return fn(b.api)
 }
 
 func defaultHostName() string {

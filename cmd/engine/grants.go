@@ -28,28 +28,25 @@ func runGrants(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return usageError{"engine grants: want no argument, or revoke ID"}
 	}
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	if revoke != "" {
-		g, err := b.api.RevokeGrant(ctx, commands.RevokeRequest{ID: revoke, Principal: *as})
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		if revoke != "" {
+			g, err := api.RevokeGrant(ctx, commands.RevokeRequest{ID: revoke, Principal: *as})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s: %s %q in project %s\n", g.ID, g.Action, g.Resource, g.Project)
+			return nil
+		}
+		gs, err := api.Grants(ctx, commands.GrantsRequest{Project: *project})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "revoked %s: %s %q in project %s\n", g.ID, g.Action, g.Resource, g.Project)
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(gs)
+		}
+		for _, g := range gs {
+			fmt.Fprintf(stdout, "%s  project %-16s %s %q  by %s (ticket %s)\n", g.ID, g.Project, g.Action, g.Resource, g.Principal, g.Ticket)
+		}
 		return nil
-	}
-	gs, err := b.api.Grants(ctx, commands.GrantsRequest{Project: *project})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(gs)
-	}
-	for _, g := range gs {
-		fmt.Fprintf(stdout, "%s  project %-16s %s %q  by %s (ticket %s)\n", g.ID, g.Project, g.Action, g.Resource, g.Principal, g.Ticket)
-	}
-	return nil
+	})
 }

@@ -103,15 +103,25 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args, turning flag errors into usage errors.
+// parse parses args — flags may come before or after the positional
+// arguments (`engine approve TICKET --always`) — turning flag errors into
+// usage errors. The positional arguments are then fs.Args().
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageError{err.Error()}
 		}
-		return usageError{err.Error()}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	return nil
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 // version is the module version of this build, "0.0.0-dev" for a source build (the service needs SemVer).

@@ -16,24 +16,21 @@ func runRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	runs, err := b.api.Runs(ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(runs)
-	}
-	for _, r := range runs {
-		status := string(r.Status)
-		if r.Cause != "" {
-			status += " (" + r.Cause + ")"
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		runs, err := api.Runs(ctx)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "%s  %-8s %-20s %d steps\n", r.ID, r.Agent, status, r.Steps)
-	}
-	return nil
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(runs)
+		}
+		for _, r := range runs {
+			status := string(r.Status)
+			if r.Cause != "" {
+				status += " (" + r.Cause + ")"
+			}
+			fmt.Fprintf(stdout, "%s  %-8s %-20s %d steps\n", r.ID, r.Agent, status, r.Steps)
+		}
+		return nil
+	})
 }

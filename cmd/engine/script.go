@@ -86,12 +86,9 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	return drive(ctx, b.api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, newPrinter(stdout, *asJSON))
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		return drive(ctx, api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, newPrinter(stdout, *asJSON))
+	})
 }
 
 // drive runs a script against api and reports every step to p. A step that

@@ -20,20 +20,17 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() != 1 {
 		return usageError{"engine show: want exactly one run id"}
 	}
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	r, err := b.api.Show(ctx, commands.ShowRequest{Run: fs.Arg(0)})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	timeline(stdout, r)
-	return nil
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		r, err := api.Show(ctx, commands.ShowRequest{Run: fs.Arg(0)})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+		timeline(stdout, r)
+		return nil
+	})
 }

@@ -21,29 +21,26 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	ts, err := b.api.Tickets(ctx, commands.TicketsRequest{Run: *run})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(ts)
-	}
-	for _, t := range ts {
-		deadline := ""
-		if t.Deadline != nil {
-			deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		ts, err := api.Tickets(ctx, commands.TicketsRequest{Run: *run})
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
-		for _, r := range t.Requests {
-			fmt.Fprintf(stdout, "    %s %v\n", r.Action, r.Resources)
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(ts)
 		}
-	}
-	return nil
+		for _, t := range ts {
+			deadline := ""
+			if t.Deadline != nil {
+				deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
+			}
+			fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
+			for _, r := range t.Requests {
+				fmt.Fprintf(stdout, "    %s %v\n", r.Action, r.Resources)
+			}
+		}
+		return nil
+	})
 }
 
 // runApprove is `engine approve TICKET [--always] [--as WHO]`.
@@ -90,15 +87,18 @@ func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func reply(ctx context.Context, cf connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
-	b, err := cf.open(ctx, logger(stderr))
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	res, err := b.api.Reply(ctx, req)
-	if err != nil {
-		return err
-	}
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		res, err := api.Reply(ctx, req)
+		if err != nil {
+			return err
+		}
+		printReply(stdout, req, res)
+		return nil
+	})
+}
+
+// printReply says what a reply did, and the step's results once final.
+func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.ReplyResult) {
 	verb := "rejected"
 	if res.Approved {
 		verb = "approved"
@@ -109,7 +109,6 @@ func reply(ctx context.Context, cf connFlags, req commands.ReplyRequest, stdout,
 	if res.Outcome != nil {
 		newPrinter(stdout, false).step(res.Outcome)
 	}
-	return nil
 }
 
 func defaultPrincipal() string {
