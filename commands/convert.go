@@ -11,11 +11,11 @@ import (
 // depends on nothing; these convert at the boundary.
 
 func toEventRule(r gate.Rule) events.Rule {
-	return events.Rule{Action: r.Action, Resource: r.Resource, Effect: string(r.Effect), Source: string(r.Source)}
+	return events.Rule{Action: r.Action, Resource: r.Resource, Effect: string(r.Effect), Source: string(r.Source), TicketTTL: r.TicketTTL}
 }
 
 func fromEventRule(r events.Rule) gate.Rule {
-	return gate.Rule{Action: r.Action, Resource: r.Resource, Effect: gate.Effect(r.Effect), Source: gate.Source(r.Source)}
+	return gate.Rule{Action: r.Action, Resource: r.Resource, Effect: gate.Effect(r.Effect), Source: gate.Source(r.Source), TicketTTL: r.TicketTTL}
 }
 
 func toEventRules(rs gate.Ruleset) []events.Rule {

@@ -149,14 +149,14 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *pla
 			Rule: ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
 		c.rule = v.Rule
 		if tool.AwaitsInput() {
-			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil)
+			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
 		}
 		return c
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
 			Rule: ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
 		c.rule = v.Rule
-		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked)
+		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
 		return c
 	default:
 		c.verdict.Requests = toEventRequests(prepared.Requests())

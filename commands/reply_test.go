@@ -348,3 +348,28 @@ func (c *fakeClock) advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
+
+// An ask rule's own ticket_ttl sets the deadline of the tickets it asks for.
+func TestRuleTicketTTL(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	h := startHostCfg(t, s, registry(t, &cnt), commands.Config{Host: "h1", Clock: clock.Now})
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(), TicketTTL: "1h",
+		Rules: []gate.Rule{{Action: "count_fx", Resource: "ask *", Effect: gate.Ask, TicketTTL: "5m"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{call("a", "count_fx", text{"ask me"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.Tickets[0].Deadline; d == nil || !d.Equal(clock.now.Add(5*time.Minute)) {
+		t.Errorf("deadline %v, want the rule's 5m, not the run's 1h", d)
+	}
+	if _, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "x", Resource: "*", Effect: gate.Deny, TicketTTL: "5m"}}}); commands.Code(err) != commands.CodeInvalidInput {
+		t.Errorf("a ticket_ttl on a deny rule: %v, want invalid_input", err)
+	}
+}

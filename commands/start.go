@@ -88,6 +88,10 @@ func checkOverride(r gate.Rule) error {
 		return fmt.Errorf("run rule %s: action and resource are required: %w", r, ErrInvalidRequest)
 	case r.Effect != gate.Deny && r.Effect != gate.Ask:
 		return fmt.Errorf("run rule %s: effect %q: a run override may only narrow (deny or ask): %w", r, r.Effect, ErrInvalidRequest)
+	case r.TicketTTL != "":
+		if d, err := time.ParseDuration(r.TicketTTL); err != nil || d <= 0 || r.Effect != gate.Ask {
+			return fmt.Errorf("run rule %s: ticket_ttl %q: want a positive duration on an ask rule: %w", r, r.TicketTTL, ErrInvalidRequest)
+		}
 	}
 	return nil
 }

@@ -116,6 +116,9 @@ func (r Rule) appendJSON(b []byte) []byte {
 	if r.Source != "" {
 		b = appendString(appendKey(b, "source", false), r.Source)
 	}
+	if r.TicketTTL != "" {
+		b = appendString(appendKey(b, "ticket_ttl", false), r.TicketTTL)
+	}
 	return append(b, '}')
 }
 

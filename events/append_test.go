@@ -31,7 +31,7 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var rule *events.Rule
 		if rapid.Bool().Draw(t, "rule") {
-			rule = &events.Rule{Action: anyString(t, "a"), Resource: anyString(t, "r"), Effect: "allow", Source: anyString(t, "src")}
+			rule = &events.Rule{Action: anyString(t, "a"), Resource: anyString(t, "r"), Effect: "allow", Source: anyString(t, "src"), TicketTTL: anyString(t, "ttl")}
 		}
 		var reqs []events.Request
 		for range rapid.IntRange(0, 2).Draw(t, "reqs") {

@@ -30,10 +30,11 @@ type Event interface {
 // Rule is a permission rule as recorded in the log (the gate's rule, in the
 // vocabulary's own words so that this package depends on nothing).
 type Rule struct {
-	Action   string `json:"action"`
-	Resource string `json:"resource"`
-	Effect   string `json:"effect"`
-	Source   string `json:"source,omitempty"`
+	Action    string `json:"action"`
+	Resource  string `json:"resource"`
+	Effect    string `json:"effect"`
+	Source    string `json:"source,omitempty"`
+	TicketTTL string `json:"ticket_ttl,omitempty"`
 }
 
 // Request is a permission request as recorded in the log.

@@ -79,6 +79,9 @@ type Rule struct {
 	Resource string `json:"resource"`
 	Effect   Effect `json:"effect"`
 	Source   Source `json:"source"`
+	// TicketTTL, on an ask rule, bounds how long the confirmation it asks
+	// for waits (a Go duration such as "15m"); empty: the run's default.
+	TicketTTL string `json:"ticket_ttl,omitempty"`
 }
 
 // String renders the rule's patterns as the verdicts quote them:
