@@ -24,6 +24,7 @@ type progress struct {
 	first     []events.Event
 	exec      []*planned
 	remaining []string         // tickets still pending after this
+	limits    executor.Limits  // the run's output bounds
 	end       *events.RunEnded // ends the run once the step is final
 }
 
@@ -53,10 +54,13 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if err != nil {
 		return err
 	}
-	runAll(ctx, w.exec)
+	runAll(ctx, w.exec, e.store, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)
+		if p.spilled != nil {
+			results = append(results, spilledEvent(p.spilled))
+		}
 	}
 	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
 }

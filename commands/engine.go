@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -24,7 +25,8 @@ type Config struct {
 	// Version is the engine version pinned in every RunStarted.
 	Version string
 	// ToolOutputDir is where spilled tool output lives (allowed for
-	// external_directory by the build agent's defaults).
+	// external_directory by the build agent's defaults); default
+	// stepgate-tool-output in the system temporary directory.
 	ToolOutputDir string
 	// Limits are the tool-output bounds pinned for new runs; zero fields take
 	// the defaults (2000 lines, 51200 bytes).
@@ -50,6 +52,7 @@ type Engine struct {
 	tools *executor.Registry
 	cfg   Config
 
+	store   *executor.OutputStore // the one output boundary
 	seed    maphash.Seed
 	locks   [256]sync.Mutex // striped per-run locks: one committer per run per host
 	configs sync.Map        // run id → *runConfig
@@ -82,11 +85,15 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ToolOutputDir == "" {
+		cfg.ToolOutputDir = filepath.Join(os.TempDir(), "stepgate-tool-output")
+	}
 	if cfg.Rules == nil {
 		dir := cfg.ToolOutputDir
 		cfg.Rules = func(agent string) gate.Ruleset { return agentRules(agent, dir) }
 	}
-	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, seed: maphash.MakeSeed()}, nil
+	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
+	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, seed: maphash.MakeSeed()}, nil
 }
 
 // lockRun serialises this host's commits to one run.

@@ -18,10 +18,11 @@ import (
 // plan is one step decided: per call, what was asked, the verdict and (after
 // execute) the result.
 type plan struct {
-	run   string
-	step  int
-	last  uint64 // the run's last sequence when the step was decided
-	calls []*planned
+	run    string
+	step   int
+	last   uint64 // the run's last sequence when the step was decided
+	limits executor.Limits
+	calls  []*planned
 }
 
 // planned is one call of a plan.
@@ -33,6 +34,7 @@ type planned struct {
 	verdict  events.PermissionDecided
 	rule     *gate.Rule
 	ticket   *events.TicketIssued      // the call waits for a human
+	spilled  *executor.Spilled         // its whole output went to this file
 	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 }
@@ -92,6 +94,7 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 			return
 		}
 		p.last, cfg = r.LastSeq, e.config(r)
+		p.limits = cfg.limits
 	})
 	if verr != nil {
 		return nil, nil, verr
@@ -208,19 +211,27 @@ func (p *plan) tickets() []*events.TicketIssued {
 // execute runs the allowed calls, concurrently when there are several; each
 // result lands in its own call, so model order is kept whatever order they
 // finish in.
-func (p *plan) execute(ctx context.Context) {
+func (p *plan) execute(ctx context.Context, store *executor.OutputStore) {
 	var allowed []*planned
 	for _, c := range p.calls {
 		if c.runs() {
 			allowed = append(allowed, c)
 		}
 	}
-	runAll(ctx, allowed)
+	runAll(ctx, allowed, store, p.limits)
 }
 
-// runAll executes prepared calls, concurrently when there are several.
-func runAll(ctx context.Context, allowed []*planned) {
-	run := func(c *planned) { c.setResult(c.prepared.Run(ctx)) }
+// runAll executes prepared calls, concurrently when there are several, and
+// bounds each result at the output store — the one place output is cut.
+func runAll(ctx context.Context, allowed []*planned, store *executor.OutputStore, lim executor.Limits) {
+	run := func(c *planned) {
+		res, sp := store.Bound(c.prepared.Run(ctx), lim)
+		c.setResult(res)
+		if sp != nil {
+			c.spilled = sp
+			c.result.Files = []string{sp.Path}
+		}
+	}
 	if len(allowed) == 0 {
 		return
 	}
@@ -256,6 +267,9 @@ func (p *plan) settleEvents() []events.Event {
 	for _, c := range p.calls {
 		if c.terminal {
 			evs = append(evs, c.result)
+		}
+		if c.spilled != nil {
+			evs = append(evs, spilledEvent(c.spilled))
 		}
 	}
 	if ts := p.tickets(); len(ts) > 0 {
@@ -296,4 +310,9 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// spilledEvent records an output file in the settle commit.
+func spilledEvent(sp *executor.Spilled) events.OutputFileStored {
+	return events.OutputFileStored{Path: sp.Path, Bytes: sp.Bytes, SHA256: sp.SHA256, Expires: sp.Expires}
 }

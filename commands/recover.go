@@ -46,7 +46,7 @@ func (e *Engine) recoverRun(ctx context.Context, run string) error {
 			return
 		}
 		cfg := e.config(r)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover}
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover, limits: cfg.limits}
 		for i := range s.Calls {
 			c := &s.Calls[i]
 			if c.Terminal() || !inDoubt(r, c) {

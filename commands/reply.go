@@ -108,7 +108,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		}
 		cfg = e.config(r)
 		res.Step = t.Step
-		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve}
+		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
 		project = e.settleReply(r, cfg, t, req, &w, res, grants)
 	})
 	if verr != nil {
@@ -327,7 +327,7 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 			return
 		}
 		s := r.Step(approved[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve}
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
 		for _, t := range approved {
 			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
 			e.approve(cfg, r, s, t, nil, w)

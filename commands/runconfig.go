@@ -3,6 +3,7 @@ package commands
 import (
 	"time"
 
+	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -16,6 +17,7 @@ type runConfig struct {
 	project     string
 	policy      string        // digest of the pinned ruleset
 	ttl         time.Duration // how long tickets wait; 0 for ever
+	limits      executor.Limits
 	rules       gate.Ruleset
 	narrowing   gate.Narrowing
 	catalog     map[string]string // advertised name → identity
@@ -36,6 +38,7 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 		project:     r.Snapshot.Project,
 		policy:      r.Snapshot.PolicyDigest,
 		ttl:         time.Duration(r.Snapshot.TicketTTLMs) * time.Millisecond,
+		limits:      executor.Limits{MaxLines: r.Snapshot.Limits.MaxLines, MaxBytes: r.Snapshot.Limits.MaxBytes},
 		rules:       fromEventRules(r.Snapshot.Rules),
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
 		catalog:     make(map[string]string, len(r.Catalog.Tools)),

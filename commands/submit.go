@@ -34,7 +34,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 		return recorded, err
 	}
 	if p.oneCommit() {
-		p.execute(ctx)
+		p.execute(ctx, e.store)
 		c := e.newCommit(req.Run, req.Step, events.KindStep, append(p.decideEvents(), p.settleEvents()...)...)
 		if _, err := e.commit(ctx, c, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, err)
@@ -46,7 +46,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	if err != nil {
 		return e.lostRace(ctx, req, p.last, err)
 	}
-	p.execute(ctx)
+	p.execute(ctx, e.store)
 	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents()); err != nil {
 		return nil, err
 	}

@@ -204,6 +204,9 @@ func (e ToolResultRecorded) appendJSON(b []byte) ([]byte, error) {
 	if e.IsError {
 		b = append(appendKey(b, "is_error", false), "true"...)
 	}
+	if len(e.Files) > 0 {
+		b = appendStrings(appendKey(b, "files", false), e.Files)
+	}
 	return append(b, '}'), nil
 }
 

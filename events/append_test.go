@@ -47,7 +47,7 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 			events.ToolCallRequested{CallID: anyString(t, "id"), Tool: anyString(t, "tool"), Args: args, Identity: anyString(t, "ident")},
 			events.PermissionDecided{CallID: anyString(t, "id"), Verdict: "allow", Reason: anyString(t, "reason"), Rule: rule, Requests: reqs},
 			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
-			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err")},
+			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files")},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
 		}
 		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Events: evs}

@@ -14,7 +14,7 @@ func Version(eventType string) int {
 	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
-		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked:
+		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored:
 		return 1
 	}
 	return 0
@@ -168,6 +168,8 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[ApprovalSaved](we.Data)
 	case TypeGrantRevoked:
 		return decodeAs[GrantRevoked](we.Data)
+	case TypeOutputFileStored:
+		return decodeAs[OutputFileStored](we.Data)
 	}
 	return Unknown(we), nil
 }

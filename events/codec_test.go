@@ -35,6 +35,7 @@ func sampleCommit() *events.Commit {
 			events.TicketResolved{Ticket: "T1", CallID: "c1", Reply: events.ReplyAlways, Approved: true, Principal: "ops", Answers: json.RawMessage(`["a"]`)},
 			events.ApprovalSaved{ID: "G1", Project: "p1", Action: "echo", Resource: "*", Principal: "ops", Ticket: "T1"},
 			events.GrantRevoked{ID: "G1", Project: "p1", Principal: "ops"},
+			events.OutputFileStored{Path: "/d/tool-output/tool_X", Bytes: 123, SHA256: "s", Expires: at},
 		},
 	}
 }

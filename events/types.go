@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Wire names of the event types. They are part of the stored format: never
 // rename one. Each type has its own schema version; see [Version].
@@ -18,6 +21,7 @@ const (
 	TypeTicketResolved     = "TicketResolved"
 	TypeApprovalSaved      = "ApprovalSaved"
 	TypeGrantRevoked       = "GrantRevoked"
+	TypeOutputFileStored   = "OutputFileStored"
 )
 
 // Event is one fact in a commit. Implementations are the payload structs of
@@ -128,7 +132,21 @@ type ToolResultRecorded struct {
 	Parts      []Part          `json:"parts"`
 	Structured json.RawMessage `json:"structured,omitempty"`
 	IsError    bool            `json:"is_error,omitempty"`
+	// Files are the output files holding what the preview left out.
+	Files []string `json:"files,omitempty"`
 }
+
+// OutputFileStored records a tool's whole output spilled to a file (the
+// model saw a preview naming it); the file is kept until Expires.
+type OutputFileStored struct {
+	Path    string    `json:"path"`
+	Bytes   int64     `json:"bytes"`
+	SHA256  string    `json:"sha256"`
+	Expires time.Time `json:"expires"`
+}
+
+// EventType implements [Event].
+func (OutputFileStored) EventType() string { return TypeOutputFileStored }
 
 // StepFinalized says every call of the step is terminal: its results may be
 // published to the model.
