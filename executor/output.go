@@ -198,4 +198,3 @@ func suffixWithin(s string, n int) string {
 	}
 	return s[i:]
 }
-
