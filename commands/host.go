@@ -30,6 +30,9 @@ type HostConfig struct {
 	// SweepInterval is how often the host settles expired and stale
 	// tickets; default one second.
 	SweepInterval time.Duration
+	// OutputSweepInterval is how often the host deletes expired output
+	// files (it also does at start); default one hour.
+	OutputSweepInterval time.Duration
 }
 
 // Host is one engine host: the log, a projector following it, and the
@@ -90,19 +93,31 @@ func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Regi
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = time.Second
 	}
+	if cfg.OutputSweepInterval <= 0 {
+		cfg.OutputSweepInterval = time.Hour
+	}
 	h.sweeper = make(chan struct{})
 	go func() {
 		defer close(h.sweeper)
-		t := time.NewTicker(cfg.SweepInterval)
-		defer t.Stop()
+		tickets, outputs := time.NewTicker(cfg.SweepInterval), time.NewTicker(cfg.OutputSweepInterval)
+		defer tickets.Stop()
+		defer outputs.Stop()
+		sweepOutputs := func() {
+			if _, err := eng.SweepOutputs(fctx); err != nil && fctx.Err() == nil {
+				eng.cfg.Logger.Warn("sweeping output files", "err", err)
+			}
+		}
+		sweepOutputs()
 		for {
 			select {
 			case <-fctx.Done():
 				return
-			case <-t.C:
+			case <-tickets.C:
 				if err := eng.SweepTickets(fctx); err != nil && fctx.Err() == nil {
 					eng.cfg.Logger.Warn("settling expired or stale tickets", "err", err)
 				}
+			case <-outputs.C:
+				sweepOutputs()
 			}
 		}
 	}()

@@ -2,8 +2,12 @@ package commands_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
@@ -58,5 +62,73 @@ func TestLargeOutputSpillsToAFile(t *testing.T) {
 	}
 	if stored == nil || stored.Path != path || stored.Bytes != int64(len(long)) || len(stored.SHA256) != 64 {
 		t.Errorf("settle commit records %+v, want the file, its size and digest", stored)
+	}
+}
+
+// The sweep deletes only output files past their retention and records
+// them; a host started afterwards has an output-file projection that matches
+// the directory.
+func TestSweepDeletesOnlyExpiredOutputs(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	dir := t.TempDir()
+	clock := &fakeClock{now: time.Now()}
+	cfg := commands.Config{Host: "h1", ToolOutputDir: dir, Clock: clock.Now, Limits: events.OutputLimits{MaxLines: 6, MaxBytes: 4096}}
+	h := startHostCfg(t, s, reg, cfg)
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("line\n", 20)
+	if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{call("a", "count_fx", text{long})}}); err != nil {
+		t.Fatal(err)
+	}
+	old := h.Proj.Outputs()
+	if len(old) != 1 {
+		t.Fatalf("outputs %v, want one", old)
+	}
+	// A file the log does not know, last written 8 days ago, and one from now.
+	stray := filepath.Join(dir, "tool_STRAY")
+	if err := os.WriteFile(stray, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(stray, clock.Now().Add(-8*24*time.Hour), clock.Now().Add(-8*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "tool_FRESH")
+	if err := os.WriteFile(fresh, []byte("y"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.SweepOutputs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{stray}, res.Deleted); diff != "" {
+		t.Errorf("deleted before the retention passed (-want +got):\n%s", diff)
+	}
+	clock.advance(8 * 24 * time.Hour) // the spilled file's 7 days pass
+	if err := os.Chtimes(fresh, clock.Now(), clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.SweepOutputs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spilled string
+	for p := range old {
+		spilled = p
+	}
+	if diff := cmp.Diff([]string{spilled}, res.Deleted); diff != "" {
+		t.Errorf("deleted after the retention (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh file was deleted: %v", err)
+	}
+	h2 := startHostCfg(t, s, reg, commands.Config{Host: "h2", ToolOutputDir: dir, Clock: clock.Now})
+	caughtUp(t, h, h2)
+	if got := h2.Proj.Outputs(); len(got) != 0 {
+		t.Errorf("a host started afterwards keeps %v, want nothing (the directory holds no spilled output)", got)
 	}
 }

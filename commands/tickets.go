@@ -11,7 +11,8 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// Confirmations is what a client may ask about tickets and saved approvals.
+// Confirmations is what a client may ask about tickets and saved approvals
+// (and of a host's output files).
 // The in-process [Engine] and the service client both implement it; errors
 // carry stable codes (ticket_not_found, ticket_resolved, ticket_expired,
 // ticket_stale, ticket_kind, grant_not_found, …).
@@ -21,6 +22,7 @@ type Confirmations interface {
 	AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error)
 	Grants(ctx context.Context, req GrantsRequest) ([]projection.Grant, error)
 	RevokeGrant(ctx context.Context, req RevokeRequest) (*projection.Grant, error)
+	SweepOutputs(ctx context.Context) (*SweepResult, error)
 }
 
 // ReplyRequest answers one ticket.

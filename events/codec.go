@@ -14,7 +14,7 @@ func Version(eventType string) int {
 	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
-		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored:
+		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept:
 		return 1
 	}
 	return 0
@@ -170,6 +170,8 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[GrantRevoked](we.Data)
 	case TypeOutputFileStored:
 		return decodeAs[OutputFileStored](we.Data)
+	case TypeOutputFileSwept:
+		return decodeAs[OutputFileSwept](we.Data)
 	}
 	return Unknown(we), nil
 }

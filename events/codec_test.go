@@ -36,6 +36,7 @@ func sampleCommit() *events.Commit {
 			events.ApprovalSaved{ID: "G1", Project: "p1", Action: "echo", Resource: "*", Principal: "ops", Ticket: "T1"},
 			events.GrantRevoked{ID: "G1", Project: "p1", Principal: "ops"},
 			events.OutputFileStored{Path: "/d/tool-output/tool_X", Bytes: 123, SHA256: "s", Expires: at},
+			events.OutputFileSwept{Paths: []string{"/d/tool-output/tool_X"}},
 		},
 	}
 }

@@ -19,6 +19,7 @@ const (
 	KindEnd     Kind = "end"     // a run ends
 	KindGrant   Kind = "grant"   // saved approvals changed outside a run
 	KindRecover Kind = "recover" // a host settles what a crash left open
+	KindSweep   Kind = "sweep"   // a host deleted expired output files
 )
 
 // Commit is the envelope of one JetStream message: an atomic, ordered list of

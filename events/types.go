@@ -22,6 +22,7 @@ const (
 	TypeApprovalSaved      = "ApprovalSaved"
 	TypeGrantRevoked       = "GrantRevoked"
 	TypeOutputFileStored   = "OutputFileStored"
+	TypeOutputFileSwept    = "OutputFileSwept"
 )
 
 // Event is one fact in a commit. Implementations are the payload structs of
@@ -147,6 +148,15 @@ type OutputFileStored struct {
 
 // EventType implements [Event].
 func (OutputFileStored) EventType() string { return TypeOutputFileStored }
+
+// OutputFileSwept records output files a host deleted after their
+// retention.
+type OutputFileSwept struct {
+	Paths []string `json:"paths"`
+}
+
+// EventType implements [Event].
+func (OutputFileSwept) EventType() string { return TypeOutputFileSwept }
 
 // StepFinalized says every call of the step is terminal: its results may be
 // published to the model.

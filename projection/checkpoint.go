@@ -37,8 +37,9 @@ type batch struct {
 	steps   map[string][]byte
 	tickets map[string]string
 	grants  map[string][]byte
-	pending map[string]string // nil: unchanged
+	pending map[string]string // nil: unchanged (with open and outputs)
 	open    map[string]bool
+	outputs map[string][]byte
 }
 
 func initBuckets(tx *bolt.Tx) error {

@@ -19,17 +19,19 @@ type indexes struct {
 	pending map[string]string // unresolved ticket → its run
 	open    map[string]bool   // runs with a step that is not final
 	grants  Grants
+	outputs map[string]events.OutputFileStored // output files kept, by path
 }
 
 func newIndexes() indexes {
-	return indexes{tickets: map[string]string{}, pending: map[string]string{}, open: map[string]bool{}, grants: Grants{}}
+	return indexes{tickets: map[string]string{}, pending: map[string]string{}, open: map[string]bool{},
+		grants: Grants{}, outputs: map[string]events.OutputFileStored{}}
 }
 
 // indexDirt is what changed in the indexes since the last checkpoint.
 type indexDirt struct {
 	tickets map[string]bool // ticket ids to write
 	grants  map[string]bool // grant ids to write
-	sets    bool            // pending and open are rewritten whole
+	sets    bool            // pending, open and outputs are rewritten whole
 }
 
 func (d indexDirt) any() bool { return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 }
@@ -43,6 +45,7 @@ var (
 	bucketPending = []byte("pending")
 	bucketOpen    = []byte("open")
 	bucketGrants  = []byte("grants")
+	bucketOutputs = []byte("outputs")
 )
 
 // indexRun updates the indexes after r folded c.
@@ -59,6 +62,9 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 			if id := p.idx.grants.Apply(e); id != "" {
 				p.idxDirty.grants[id] = true
 			}
+		case events.OutputFileStored:
+			p.idx.outputs[e.Path] = e
+			p.idxDirty.sets = true
 		}
 	}
 	last := r.Step(len(r.Steps))
@@ -73,13 +79,28 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 	}
 }
 
-// indexGrants folds the grant events of a commit outside any run.
-func (p *Projector) indexGrants(c *events.Commit) {
+// indexOutside folds the events of a commit outside any run: grants and
+// output-file sweeps.
+func (p *Projector) indexOutside(c *events.Commit) {
 	for _, e := range c.Events {
+		if sw, ok := e.(events.OutputFileSwept); ok {
+			for _, path := range sw.Paths {
+				delete(p.idx.outputs, path)
+			}
+			p.idxDirty.sets = true
+			continue
+		}
 		if id := p.idx.grants.Apply(e); id != "" {
 			p.idxDirty.grants[id] = true
 		}
 	}
+}
+
+// Outputs returns the output files the log says are kept, by path.
+func (p *Projector) Outputs() map[string]events.OutputFileStored {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.idx.outputs)
 }
 
 // TicketRun returns the run a ticket belongs to ("" when no run issued it).
@@ -149,6 +170,14 @@ func (p *Projector) takeIndexes(b *batch) error {
 	}
 	if p.idxDirty.sets {
 		b.pending, b.open = maps.Clone(p.idx.pending), maps.Clone(p.idx.open)
+		b.outputs = map[string][]byte{}
+		for path, o := range p.idx.outputs {
+			v, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			b.outputs[path] = v
+		}
 	}
 	p.idxDirty = newIndexDirt()
 	return nil
@@ -169,7 +198,7 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 	if b.pending == nil {
 		return nil
 	}
-	for _, name := range [][]byte{bucketPending, bucketOpen} {
+	for _, name := range [][]byte{bucketPending, bucketOpen, bucketOutputs} {
 		if err := tx.DeleteBucket(name); err != nil {
 			return err
 		}
@@ -187,12 +216,17 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 			return err
 		}
 	}
+	for path, v := range b.outputs {
+		if err := tx.Bucket(bucketOutputs).Put([]byte(path), v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // loadIndexes reads the indexes at Open.
 func loadIndexes(tx *bolt.Tx, idx *indexes) error {
-	for _, name := range [][]byte{bucketTickets, bucketPending, bucketOpen, bucketGrants} {
+	for _, name := range [][]byte{bucketTickets, bucketPending, bucketOpen, bucketGrants, bucketOutputs} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
@@ -212,6 +246,16 @@ func loadIndexes(tx *bolt.Tx, idx *indexes) error {
 				return fmt.Errorf("checkpoint of grant %s: %w", k, err)
 			}
 			idx.grants[string(k)] = g
+			return nil
+		})
+	}
+	if err == nil {
+		err = load(bucketOutputs, func(k, v []byte) error {
+			var o events.OutputFileStored
+			if err := json.Unmarshal(v, &o); err != nil {
+				return fmt.Errorf("checkpoint of output file %s: %w", k, err)
+			}
+			idx.outputs[string(k)] = o
 			return nil
 		})
 	}

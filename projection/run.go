@@ -225,8 +225,8 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if r.Step(c.Step) == nil {
 			return fmt.Errorf("%w: step %d awaiting before it began", ErrInconsistent, c.Step)
 		}
-	case events.ApprovalSaved, events.GrantRevoked:
-		// Folded by the grants projection.
+	case events.ApprovalSaved, events.GrantRevoked, events.OutputFileStored:
+		// Folded by the projections that span runs (grants, output files).
 	case events.Unknown:
 		// Written by a newer build: skipped here, reported by the projector.
 	}

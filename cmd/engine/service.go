@@ -34,6 +34,7 @@ const (
 	epAwait       = "await_step"
 	epGrants      = "grants"
 	epRevoke      = "revoke_grant"
+	epSweep       = "sweep_outputs"
 )
 
 // engineAPI is everything a client may ask: commands and confirmations.
@@ -73,6 +74,9 @@ func endpoints() map[string]endpoint {
 		epAwait:   handle(engineAPI.AwaitStep),
 		epGrants:  handle(engineAPI.Grants),
 		epRevoke:  handle(engineAPI.RevokeGrant),
+		epSweep: handle(func(api engineAPI, ctx context.Context, _ struct{}) (*commands.SweepResult, error) {
+			return api.SweepOutputs(ctx)
+		}),
 	}
 }
 
@@ -257,4 +261,10 @@ func (c *client) Grants(ctx context.Context, req commands.GrantsRequest) ([]proj
 // RevokeGrant implements commands.Confirmations.
 func (c *client) RevokeGrant(ctx context.Context, req commands.RevokeRequest) (*projection.Grant, error) {
 	return callAs[projection.Grant](ctx, c, epRevoke, req)
+}
+
+// SweepOutputs implements commands.Confirmations: the host that answers
+// sweeps its own output directory.
+func (c *client) SweepOutputs(ctx context.Context) (*commands.SweepResult, error) {
+	return callAs[commands.SweepResult](ctx, c, epSweep, struct{}{})
 }

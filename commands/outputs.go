@@ -1,0 +1,92 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/step"
+)
+
+// SweepResult says what an output sweep deleted.
+type SweepResult struct {
+	Dir     string   `json:"dir"`
+	Deleted []string `json:"deleted"`
+}
+
+// SweepOutputs deletes this host's spilled output files whose retention has
+// passed — by the expiry the log recorded for them, or for a file the log
+// does not know, by its age — and records what it deleted in one
+// OutputFileSwept commit. Files still within their retention are kept. Hosts
+// run it at start and every hour; `engine sweep` runs it now.
+func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
+	dir := e.store.Dir()
+	res := &SweepResult{Dir: dir}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return res, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", dir, err)
+	}
+	known := e.proj.Outputs()
+	now := e.cfg.Clock()
+	for _, ent := range entries {
+		if !ent.Type().IsRegular() || !strings.HasPrefix(ent.Name(), "tool_") {
+			continue
+		}
+		path := filepath.Join(dir, ent.Name())
+		expires := now // unknown until looked at
+		if o, ok := known[path]; ok {
+			expires = o.Expires
+		} else if info, err := ent.Info(); err == nil {
+			expires = info.ModTime().Add(executor.OutputRetention)
+		} else {
+			continue
+		}
+		if now.Before(expires) {
+			continue
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.cfg.Logger.Warn("sweeping an output file", "path", path, "err", err)
+			continue
+		}
+		res.Deleted = append(res.Deleted, path)
+	}
+	// Files the log keeps that are gone from the directory are swept too,
+	// so the projection matches the directory.
+	for path := range known {
+		if filepath.Dir(path) != dir || slices.Contains(res.Deleted, path) {
+			continue
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			res.Deleted = append(res.Deleted, path)
+		}
+	}
+	if len(res.Deleted) == 0 {
+		return res, nil
+	}
+	slices.Sort(res.Deleted)
+	for attempt := 0; ; attempt++ {
+		last, err := e.log.SubjectLastSeq(ctx, events.OutputSubject)
+		if err != nil {
+			return nil, err
+		}
+		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: events.KindSweep, At: now.UTC(), Host: e.cfg.Host,
+			Events: []events.Event{events.OutputFileSwept{Paths: res.Deleted}}}
+		seq, err := e.log.CommitTo(ctx, events.OutputSubject, c, last)
+		if errors.Is(err, step.ErrConflict) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("record the output sweep: %w", err)
+		}
+		return res, e.proj.ApplyOwn(seq, c)
+	}
+}
