@@ -10,6 +10,22 @@ var (
 	// ErrRequestsType is wrapped when WithRequests was given a function whose input
 	// type is not the tool's input type.
 	ErrRequestsType = errors.New("WithRequests function does not take the tool's input type")
+
+	// Path failures of Resolve; their texts are the codes of spec/tools.md
+	// ("Locations").
+
+	// ErrNoLocation: the call has no usable location to resolve paths against.
+	ErrNoLocation = errors.New("no_location")
+	// ErrRelativeEscape: a relative path leaves the location lexically (../x).
+	ErrRelativeEscape = errors.New("relative_escape")
+	// ErrLocationEscape: a path inside the location lexically whose real
+	// path, after symlinks, is outside it.
+	ErrLocationEscape = errors.New("location_escape")
+	// ErrNonDirectoryAncestor: the nearest existing ancestor of a path is not
+	// a directory.
+	ErrNonDirectoryAncestor = errors.New("non_directory_ancestor")
+	// ErrBadPath: an empty path, or one holding NUL or a line break.
+	ErrBadPath = errors.New("bad_path")
 )
 
 // InputError reports arguments that cannot become a call: they are not JSON, do not

@@ -1,18 +1,23 @@
 package builtin
 
-import "errors"
+import (
+	"errors"
 
-// Path failures; their texts are the codes of spec/tools.md ("Locations").
+	"github.com/stepgate/stepgate/executor"
+)
+
+// Path failures: the executor's, and read_file's own refusal of paths
+// outside the location.
 var (
 	// ErrNoLocation: the call has no usable location to resolve paths against.
-	ErrNoLocation = errors.New("no_location")
+	ErrNoLocation = executor.ErrNoLocation
 	// ErrRelativeEscape: a relative path leaves the location lexically (../x).
-	ErrRelativeEscape = errors.New("relative_escape")
+	ErrRelativeEscape = executor.ErrRelativeEscape
 	// ErrLocationEscape: a path inside the location lexically whose real path, after
 	// symlinks, is outside it.
-	ErrLocationEscape = errors.New("location_escape")
+	ErrLocationEscape = executor.ErrLocationEscape
 	// ErrNonDirectoryAncestor: the nearest existing ancestor of a path is not a directory.
-	ErrNonDirectoryAncestor = errors.New("non_directory_ancestor")
+	ErrNonDirectoryAncestor = executor.ErrNonDirectoryAncestor
 	// ErrExternalPath: an absolute path outside the location, which read_file does not read.
 	ErrExternalPath = errors.New("external_path")
 )

@@ -37,7 +37,7 @@ func ReadFile() (*executor.Tool, error) {
 			if err != nil {
 				return nil, err
 			}
-			return []descriptor.Request{{Action: "read", Resources: []string{p.resource()}, Save: []string{"*"}}}, nil
+			return []descriptor.Request{{Action: "read", Resources: []string{p.Resource()}, Save: []string{"*"}}}, nil
 		}),
 	)
 }
@@ -48,13 +48,13 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 	if err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(p.root)
+	root, err := os.OpenRoot(p.Root)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoLocation, err)
 	}
 	defer root.Close()
 	// Stat before opening, so a FIFO or device is refused rather than blocking Open.
-	fi, err := root.Stat(p.rel)
+	fi, err := root.Stat(p.Rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("file not found: %s", in.Path)
 	}
@@ -69,7 +69,7 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 	}
 	// os.Root refuses to follow a symlink out of the location even if one was swapped
 	// in after the checks above.
-	f, err := root.Open(p.rel)
+	f, err := root.Open(p.Rel)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
 	}

@@ -56,7 +56,7 @@ func testPath(c executor.Call, in TestToolInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(c.Location, p.rel), nil
+	return filepath.Join(c.Location, p.Rel), nil
 }
 
 func waitFor(ctx context.Context, c executor.Call, in TestToolInput) (string, error) {
