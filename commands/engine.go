@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
@@ -37,10 +38,18 @@ type Config struct {
 	IDs *events.IDSource
 	// Logger receives best-effort warnings; default slog.Default().
 	Logger *slog.Logger
-	// Rules resolves an agent's configured ruleset as it is now: pinned at a
-	// run's start, and consulted again when an approved call resumes (a deny
-	// in either blocks it). Default: the built-in agents.
-	Rules func(agent string) gate.Ruleset
+	// Policy resolves what the configuration says for agent in location as
+	// it is now: pinned at a run's start, and consulted again when an
+	// approved call resumes (a deny in either blocks it). Default: the
+	// built-in agents and the location's project file (config.Loader).
+	Policy func(agent, location string) Policy
+}
+
+// Policy is the configuration's word on a run: the agent's rules with their
+// sources, and tool-output limits (zero fields: the engine's).
+type Policy struct {
+	Rules  gate.Ruleset
+	Limits events.OutputLimits
 }
 
 // Engine handles commands against one log. All methods are safe for
@@ -88,9 +97,8 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.ToolOutputDir == "" {
 		cfg.ToolOutputDir = filepath.Join(os.TempDir(), "stepgate-tool-output")
 	}
-	if cfg.Rules == nil {
-		dir := cfg.ToolOutputDir
-		cfg.Rules = func(agent string) gate.Ruleset { return agentRules(agent, dir) }
+	if cfg.Policy == nil {
+		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
 	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, seed: maphash.MakeSeed()}, nil
@@ -161,4 +169,17 @@ func savedRules(project string, grants []projection.Grant) gate.Ruleset {
 		}
 	}
 	return rs
+}
+
+// LoaderPolicy resolves policies from configuration files. A configuration
+// that cannot be read, or an agent no layer defines, resolves to deny-all
+// (and is logged): never ask, never allow.
+func LoaderPolicy(l config.Loader, log *slog.Logger) func(agent, location string) Policy {
+	return func(agent, location string) Policy {
+		eff, err := l.Effective(agent, location)
+		if err != nil {
+			log.Warn("configuration: the agent is denied everything", "agent", agent, "location", location, "err", err)
+		}
+		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}}
+	}
 }

@@ -31,7 +31,9 @@ func startHost(t testing.TB, s *steptest.Server, reg *executor.Registry, host st
 // startHostWith starts a host whose configuration resolves rules with fn.
 func startHostWith(t testing.TB, s *steptest.Server, reg *executor.Registry, host string, fn func(string) gate.Ruleset) *commands.Host {
 	t.Helper()
-	return startHostCfg(t, s, reg, commands.Config{Host: host, Rules: fn})
+	return startHostCfg(t, s, reg, commands.Config{Host: host, Policy: func(agent, _ string) commands.Policy {
+		return commands.Policy{Rules: fn(agent)}
+	}})
 }
 
 // caughtUp waits until every follower has applied the leader's stream.

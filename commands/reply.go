@@ -83,6 +83,10 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		project string
 		grants  = e.proj.Grants("") // read before the view: a view must not call the projector
 	)
+	current, err := e.currentRules(run) // configuration files are read outside the view too
+	if err != nil {
+		return nil, "", err
+	}
 	verr := e.viewRun(run, func(r *projection.Run) {
 		t := r.Ticket(req.Ticket)
 		switch {
@@ -109,7 +113,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		cfg = e.config(r)
 		res.Step = t.Step
 		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		project = e.settleReply(r, cfg, t, req, &w, res, grants)
+		project = e.settleReply(r, cfg, t, req, &w, res, grants, current)
 	})
 	if verr != nil {
 		return nil, "", verr
@@ -133,7 +137,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 // settleReply decides, under the projector's view of r, what the reply does
 // to every pending ticket of the run, into w. It returns the project when an
 // "always" saved approvals.
-func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult, grants []projection.Grant) string {
+func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult, grants []projection.Grant, current gate.Ruleset) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal}
 	others := otherPending(r, t.ID)
@@ -155,7 +159,6 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 	}
 	// An approval (or answers): check again against the pinned rules and the
 	// configuration as it is now. Resuming never widens authority.
-	current := e.cfg.Rules(cfg.agent)
 	if reason, rule, denied := recheck(t.Requests, cfg.rules, current); denied {
 		resolved.Message = reason
 		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: reason, Rule: ruleRef(rule)},
@@ -310,12 +313,15 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	defer unlock()
 	var w *progress
 	saved := e.saved(project)
+	current, err := e.currentRules(run)
+	if err != nil {
+		return err
+	}
 	if err := e.viewRun(run, func(r *projection.Run) {
 		cfg := e.config(r)
 		if cfg.project != project || r.Status != projection.StatusAwaiting {
 			return
 		}
-		current := e.cfg.Rules(cfg.agent)
 		var approved []*projection.Ticket
 		pending := otherPending(r, "")
 		for _, t := range pending {
@@ -341,4 +347,14 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 		return err
 	}
 	return e.advance(ctx, w)
+}
+
+// currentRules is the configuration's ruleset for the run's agent and
+// location as it is now. It reads files: never call it inside a view.
+func (e *Engine) currentRules(run string) (gate.Ruleset, error) {
+	var agent, location string
+	if err := e.viewRun(run, func(r *projection.Run) { agent, location = r.Snapshot.Agent, r.Snapshot.Location }); err != nil {
+		return nil, err
+	}
+	return e.cfg.Policy(agent, location).Rules, nil
 }

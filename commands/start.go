@@ -44,7 +44,15 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 	if !validProject(req.Project) {
 		return nil, fmt.Errorf("project %q: letters, digits, - and _ only, at most 64: %w", req.Project, ErrInvalidRequest)
 	}
-	rules := slices.Clone(e.cfg.Rules(req.Agent))
+	pol := e.cfg.Policy(req.Agent, req.Location)
+	rules := slices.Clone(pol.Rules)
+	limits := e.cfg.Limits
+	if pol.Limits.MaxLines > 0 {
+		limits.MaxLines = pol.Limits.MaxLines
+	}
+	if pol.Limits.MaxBytes > 0 {
+		limits.MaxBytes = pol.Limits.MaxBytes
+	}
 	for _, r := range req.Rules {
 		r.Source = gate.SourceRun
 		rules = append(rules, r)
@@ -57,7 +65,7 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 	run := e.cfg.IDs.New(e.cfg.Clock())
 	started := events.RunStarted{
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
-		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: e.cfg.Limits,
+		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
 	}
 	c := e.newCommit(run, 0, events.KindStart, started, adv)

@@ -138,6 +138,11 @@ func (e *embedded) close() error {
 
 // startHost starts an engine host on nc with its state under o.dataDir.
 func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Host, error) {
+	data, err := filepath.Abs(o.dataDir) // output files and rules name absolute paths
+	if err != nil {
+		return nil, err
+	}
+	o.dataDir = data
 	reg, err := tools(o.testTools)
 	if err != nil {
 		return nil, err
@@ -147,9 +152,10 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		return nil, err
 	}
 	return commands.StartHost(ctx, js, reg, commands.HostConfig{
-		StateDir:  filepath.Join(o.dataDir, "state"),
-		Stream:    step.StreamConfig{Replicas: o.replicas},
-		Engine:    commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log},
+		StateDir: filepath.Join(o.dataDir, "state"),
+		Stream:   step.StreamConfig{Replicas: o.replicas},
+		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
+			Policy: commands.LoaderPolicy(loader(o.dataDir), o.log)},
 		Projector: projectionOptions(o.log),
 	})
 }

@@ -61,6 +61,7 @@ func verbs() []verb {
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
+		{"config", "config check: validate the configuration and print the effective rules", runConfig},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
 	}

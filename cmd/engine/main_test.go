@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,7 @@ func TestRunUsage(t *testing.T) {
 		{"bench without a workload", []string{"bench"}, 2, ""},
 		{"bench of an unknown workload", []string{"bench", "w99"}, 2, ""},
 		{"bench with a bad sync", []string{"bench", "raw", "--sync", "sometimes"}, 2, ""},
+		{"config without check", []string{"config"}, 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -85,5 +87,34 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// engine config check on a malformed file fails naming the file, the line
+// and the key; on a good one it prints the rules with their sources.
+func TestConfigCheck(t *testing.T) {
+	loc := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if err := os.MkdirAll(filepath.Join(loc, ".stepgate"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(loc, ".stepgate", "config.yaml")
+	if err := os.WriteFile(file, []byte("agents:\n  build:\n    permission:\n      bash: { \"git *\": allow, \"rm *\": nope }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"config", "check", "--location", loc}, &stdout, &stderr)
+	if err == nil || exitCode(err) == 0 || !strings.Contains(err.Error(), file+":4: agents.build.permission.bash.rm *") {
+		t.Errorf("config check of a malformed file = %v, want an error at %s:4 naming the key", err, file)
+	}
+	if err := os.WriteFile(file, []byte("agents:\n  build:\n    permission:\n      bash: { \"git *\": allow }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"config", "check", "--location", loc}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), `allow bash                 "git *"                      project config`) {
+		t.Errorf("effective rules:\n%s", stdout.String())
 	}
 }

@@ -1,0 +1,9 @@
+// Package config reads Stepgate's configuration files — YAML or JSON — and
+// layers them: built-in agent defaults, then the user's file
+// ($XDG_CONFIG_HOME/stepgate/config.yaml), then the project's
+// (.stepgate/config.yaml in the location). A later layer's rules come after
+// an earlier one's, so under last-match-wins they override it; per-run
+// overrides, which may only narrow, come last (in commands). Every rule
+// keeps its source. Unknown keys and bad values are errors naming the file,
+// the line and the key — never silently ignored.
+package config

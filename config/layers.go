@@ -1,0 +1,110 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/stepgate/stepgate/gate"
+)
+
+// Loader finds a location's layers. The zero value reads no user file.
+type Loader struct {
+	// UserFile is the user's configuration; "" for none. See UserFile.
+	UserFile string
+	// ToolOutputDir is allowed to the build agent's external_directory.
+	ToolOutputDir string
+}
+
+// UserFile is $XDG_CONFIG_HOME/stepgate/config.yaml (or ~/.config/…).
+func UserFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "stepgate", "config.yaml")
+}
+
+// ProjectFile is a location's project configuration.
+func ProjectFile(location string) string {
+	return filepath.Join(location, ".stepgate", "config.yaml")
+}
+
+// Layers reads the layers for a location, lowest first: built-in, user,
+// project. Missing files are left out; a malformed one is an error.
+func (l Loader) Layers(location string) ([]*File, error) {
+	layers := []*File{Builtin(l.ToolOutputDir)}
+	for _, src := range []struct {
+		path   string
+		source gate.Source
+	}{{l.UserFile, gate.SourceUser}, {ProjectFile(location), gate.SourceProject}} {
+		if src.path == "" {
+			continue
+		}
+		f, err := Load(src.path, src.source)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			layers = append(layers, f)
+		}
+	}
+	return layers, nil
+}
+
+// Effective is what the layers say for one agent.
+type Effective struct {
+	Agent    string       `json:"agent"`
+	Rules    gate.Ruleset `json:"rules"`
+	MaxLines int          `json:"max_lines"`
+	MaxBytes int          `json:"max_bytes"`
+	// Files are the layers' files, lowest first.
+	Files []string `json:"files"`
+}
+
+// Resolve combines the layers for agent: its rules from every layer in
+// order, and the last layer's word on tool output. An agent no layer
+// defines cannot be resolved: deny-all, with ok false.
+func Resolve(agent string, layers []*File) (e Effective, ok bool) {
+	e.Agent = agent
+	for _, f := range layers {
+		if rs, has := f.Agents[agent]; has {
+			ok = true
+			e.Rules = append(e.Rules, rs...)
+		}
+		if f.MaxLines > 0 {
+			e.MaxLines = f.MaxLines
+		}
+		if f.MaxBytes > 0 {
+			e.MaxBytes = f.MaxBytes
+		}
+		if f.Path != "" {
+			e.Files = append(e.Files, f.Path)
+		}
+	}
+	if !ok {
+		e.Rules = gate.DenyAllRules(gate.SourceDefault)
+	}
+	return e, ok
+}
+
+// Effective resolves agent in location. A configuration that cannot be
+// read resolves to deny-all — never ask, never allow — and the error says
+// why.
+func (l Loader) Effective(agent, location string) (Effective, error) {
+	layers, err := l.Layers(location)
+	if err != nil {
+		return Effective{Agent: agent, Rules: gate.DenyAllRules(gate.SourceDefault)}, err
+	}
+	e, ok := Resolve(agent, layers)
+	if !ok {
+		return e, fmt.Errorf("agent %q: %w: no layer defines it (configuration files: %v)", agent, ErrInvalid, e.Files)
+	}
+	e.Rules = slices.Clip(e.Rules)
+	return e, nil
+}
