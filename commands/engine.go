@@ -114,6 +114,7 @@ func (e *Engine) lockRun(run string) func() {
 // commit appends c to its run with expectation last and folds it into the
 // projection at once (read-your-writes).
 func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+	e.fit(c)
 	seq, err := e.log.Commit(ctx, c, last)
 	if err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,39 @@ func TestSweepDeletesOnlyExpiredOutputs(t *testing.T) {
 	caughtUp(t, h, h2)
 	if got := h2.Proj.Outputs(); len(got) != 0 {
 		t.Errorf("a host started afterwards keeps %v, want nothing (the directory holds no spilled output)", got)
+	}
+}
+
+// A step whose bounded results would still exceed one message spills more of
+// them instead of failing.
+func TestLargeStepStillFitsOneCommit(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHostCfg(t, s, registry(t, &cnt), commands.Config{Host: "h1", ToolOutputDir: t.TempDir(),
+		Limits: events.OutputLimits{MaxLines: 100, MaxBytes: 4 << 20}}) // each result may be 4 MiB
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []commands.CallRequest
+	for i := range 3 {
+		calls = append(calls, commands.CallRequest{ID: fmt.Sprint("c", i), Tool: "repeat", Args: []byte(`{"text":"0123456789abcdef","times":200000}`)})
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls})
+	if err != nil {
+		t.Fatalf("a step of three 3.2 MB results: %v", err)
+	}
+	spilled := 0
+	for _, r := range out.Results {
+		if r.IsError {
+			t.Errorf("%s: %s", r.CallID, r.Content)
+		}
+		if strings.Contains(r.Content, "output truncated; full content saved to") {
+			spilled++
+		}
+	}
+	if spilled == 0 {
+		t.Error("nothing was spilled, yet the step fit one 8 MiB message")
 	}
 }

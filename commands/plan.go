@@ -197,6 +197,15 @@ func (p *plan) oneCommit() bool {
 	return true
 }
 
+// resultBytes is the size of the plan's results.
+func (p *plan) resultBytes() int {
+	n := 0
+	for _, c := range p.calls {
+		n += resultSize(c.result)
+	}
+	return n
+}
+
 // tickets returns the plan's tickets, in model order.
 func (p *plan) tickets() []*events.TicketIssued {
 	var ts []*events.TicketIssued

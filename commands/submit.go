@@ -39,7 +39,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 		if _, err := e.commit(ctx, c, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, err)
 		}
-		return p.outcome(), nil
+		return e.outcome(p)
 	}
 	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents()...)
 	seq, err := e.commit(ctx, decide, p.last)
@@ -50,7 +50,21 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents()); err != nil {
 		return nil, err
 	}
-	return p.outcome(), nil
+	return e.outcome(p)
+}
+
+// outcome is the step's outcome as committed. A step large enough that
+// committing may have spilled more of its results (see fit) is read back
+// from the projection; any other is the plan's own, as committed.
+func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
+	if p.tickets() != nil || p.resultBytes() < e.log.MaxMsgSize()/4 {
+		return p.outcome(), nil
+	}
+	var out *StepOutcome
+	if err := e.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // lostRace handles a failed step commit: after a lost race the run is

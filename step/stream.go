@@ -105,6 +105,9 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 // Name returns the stream's name.
 func (l *Log) Name() string { return l.cfg.Name }
 
+// MaxMsgSize returns the largest commit the log takes, encoded.
+func (l *Log) MaxMsgSize() int { return int(l.cfg.MaxMsgSize) }
+
 // LastSeq returns the stream's last sequence (0 when empty).
 func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 	info, err := l.stream.Info(ctx)

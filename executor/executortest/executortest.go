@@ -5,6 +5,7 @@ package executortest
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -28,7 +29,8 @@ type TextInput struct {
 
 // Registry returns the built-in tools plus "count" (read-only) and
 // "count_fx" (side-effecting): each adds one to c and returns its text, and
-// raises one permission request, its name on [text], saved as "*".
+// raises one permission request, its name on [text], saved as "*"; and
+// "repeat", which returns its text repeated times times.
 func Registry(t testing.TB, c *Counts) *executor.Registry {
 	t.Helper()
 	tools, err := builtin.Tools()
@@ -49,7 +51,18 @@ func Registry(t testing.TB, c *Counts) *executor.Registry {
 		}
 		return tool
 	}
-	reg, err := executor.NewRegistry(append(tools,
+	type repeatIn struct {
+		Text  string `json:"text"`
+		Times int    `json:"times"`
+	}
+	repeat, err := executor.New("repeat", "Returns its text repeated: large output from a small call.",
+		func(_ context.Context, _ executor.Call, in repeatIn) (string, error) {
+			return strings.Repeat(in.Text, in.Times), nil
+		}, executor.WithEffect(descriptor.ReadOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := executor.NewRegistry(append(tools, repeat,
 		mk("count", descriptor.ReadOnly, &c.ReadOnly), mk("count_fx", descriptor.SideEffecting, &c.SideEffecting))...)
 	if err != nil {
 		t.Fatal(err)
