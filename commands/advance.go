@@ -102,11 +102,11 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 // rerun prepares a recorded call to run again (an approved call, a call
 // recovered after a crash). A tool that is gone, or is no longer the
 // identity the model was shown, settles as a stale call instead.
-func (e *Engine) rerun(cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
+func (e *Engine) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
 	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}, identity: c.Identity}
-	tool, ok := e.tools.Lookup(c.Tool)
-	if !ok || tool.Identity() != c.Identity {
-		p.setResult(executor.ErrorResult(executor.StaleTool(c.Tool)))
+	tool, why := resolveTool(reg, c.Tool, c.Identity)
+	if tool == nil {
+		p.setResult(executor.ErrorResult(why))
 		return p
 	}
 	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location, Answers: answers}

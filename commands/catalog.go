@@ -19,15 +19,15 @@ func (e *Engine) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.
 	var adv events.CatalogAdvertised
 	h := sha256.New()
 	if n == gate.Configured {
-		for _, t := range e.tools.Tools() {
-			d := t.Descriptor()
+		for _, t := range sortedTools(e.effective()) {
+			d := t.desc
 			if gate.WhollyDenied(d.Action, rules) {
 				continue
 			}
 			cat.Tools = append(cat.Tools, ToolDef{Name: d.Name, Description: d.Description,
 				InputSchema: d.InputSchema, OutputSchema: d.OutputSchema})
-			adv.Tools = append(adv.Tools, events.AdvertisedTool{Name: d.Name, Identity: t.Identity()})
-			fmt.Fprintf(h, "%s\x00%s\x00", d.Name, t.Identity())
+			adv.Tools = append(adv.Tools, events.AdvertisedTool{Name: d.Name, Identity: t.identity})
+			fmt.Fprintf(h, "%s\x00%s\x00", d.Name, t.identity)
 		}
 	}
 	cat.Fingerprint = hex.EncodeToString(h.Sum(nil))

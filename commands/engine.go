@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepgate/stepgate/config"
@@ -61,10 +62,13 @@ type Engine struct {
 	tools *executor.Registry
 	cfg   Config
 
-	store   *executor.OutputStore // the one output boundary
-	seed    maphash.Seed
-	locks   [256]sync.Mutex // striped per-run locks: one committer per run per host
-	configs sync.Map        // run id → *runConfig
+	store      *executor.OutputStore // the one output boundary
+	seed       maphash.Seed
+	locks      [256]sync.Mutex // striped per-run locks: one committer per run per host
+	configs    sync.Map        // run id → *runConfig
+	installed  sync.Map        // location-layer identity → *executor.Tool
+	installVer atomic.Uint64   // bumped at every Install
+	regCache   atomic.Pointer[registryCache]
 }
 
 // New returns an engine. The projector must be following the same log (see

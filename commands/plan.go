@@ -103,16 +103,17 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 		return nil, recorded, err
 	}
 	p.calls = make([]*planned, 0, len(req.Calls))
+	reg := e.effective()
 	for _, cr := range req.Calls {
 		call := executor.Call{Run: req.Run, Agent: cfg.agent, Step: req.Step, CallID: cr.ID, Location: cfg.location}
-		p.calls = append(p.calls, e.decide(call, cr, cfg))
+		p.calls = append(p.calls, e.decide(call, cr, cfg, reg))
 	}
 	return p, nil, nil
 }
 
 // decide takes one call through the four decisions, in order: visibility,
 // availability, input, permission. Only the last can allow.
-func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *planned {
+func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg map[string]effectiveTool) *planned {
 	c := &planned{req: cr}
 	refuse := func(msg string) *planned {
 		c.req.Args = recordable(cr.Args)
@@ -129,12 +130,9 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig) *pla
 		return refuse(executor.UnknownTool(cr.Tool))
 	}
 	c.identity = identity
-	tool, installed := e.tools.Lookup(cr.Tool)
-	if !installed {
-		return refuse(executor.NotInstalled(cr.Tool))
-	}
-	if tool.Identity() != identity {
-		return refuse(executor.StaleTool(cr.Tool))
+	tool, why := resolveTool(reg, cr.Tool, identity)
+	if tool == nil {
+		return refuse(why)
 	}
 	prepared, err := tool.Prepare(call, cr.Args)
 	if err != nil {

@@ -40,6 +40,7 @@ func (e *Engine) recoverRun(ctx context.Context, run string) error {
 	unlock := e.lockRun(run)
 	defer unlock()
 	var w *progress
+	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		s := r.Step(len(r.Steps))
 		if s == nil || s.Final || s.Host != e.cfg.Host || r.Status == projection.StatusEnded {
@@ -52,7 +53,7 @@ func (e *Engine) recoverRun(ctx context.Context, run string) error {
 			if c.Terminal() || !inDoubt(r, c) {
 				continue
 			}
-			p := e.rerun(cfg, run, s.N, c, answersOf(r, c))
+			p := e.rerun(reg, cfg, run, s.N, c, answersOf(r, c))
 			switch {
 			case p.terminal:
 				w.first = append(w.first, p.result)

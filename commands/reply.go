@@ -87,6 +87,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 	if err != nil {
 		return nil, "", err
 	}
+	reg := e.effective()
 	verr := e.viewRun(run, func(r *projection.Run) {
 		t := r.Ticket(req.Ticket)
 		switch {
@@ -100,7 +101,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
 			return
 		}
-		if tool, ok := e.tools.Lookup(t.Tool); !ok || tool.Identity() != t.Identity {
+		if et, ok := reg[t.Tool]; !ok || et.identity != t.Identity {
 			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
 			return
 		}
@@ -113,7 +114,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		cfg = e.config(r)
 		res.Step = t.Step
 		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		project = e.settleReply(r, cfg, t, req, &w, res, grants, current)
+		project = e.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
 	})
 	if verr != nil {
 		return nil, "", verr
@@ -137,7 +138,8 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 // settleReply decides, under the projector's view of r, what the reply does
 // to every pending ticket of the run, into w. It returns the project when an
 // "always" saved approvals.
-func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult, grants []projection.Grant, current gate.Ruleset) string {
+func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
+	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal}
 	others := otherPending(r, t.ID)
@@ -168,7 +170,7 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 	}
 	resolved.Approved, res.Approved = true, true
 	w.first = append(w.first, resolved)
-	e.approve(cfg, r, s, t, req.Answers, w)
+	e.approve(reg, cfg, r, s, t, req.Answers, w)
 	project := ""
 	var saved gate.Ruleset
 	if req.Reply == events.ReplyAlways {
@@ -183,7 +185,7 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && allows(o.Requests, cfg.rules, current, saved) {
 			w.first = append(w.first, events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedAuto,
 				Approved: true, By: t.ID, Principal: req.Principal})
-			e.approve(cfg, r, s, o, nil, w)
+			e.approve(reg, cfg, r, s, o, nil, w)
 			continue
 		}
 		w.remaining = append(w.remaining, o.ID)
@@ -193,9 +195,9 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 
 // approve adds an approved call to w: ToolCallStarted when it has an effect,
 // then it runs after the resolve commit.
-func (e *Engine) approve(cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+func (e *Engine) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
 	c := s.Call(t.CallID)
-	p := e.rerun(cfg, r.ID, s.N, c, answers)
+	p := e.rerun(reg, cfg, r.ID, s.N, c, answers)
 	if p.terminal {
 		w.first = append(w.first, p.result)
 		return
@@ -317,6 +319,7 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	if err != nil {
 		return err
 	}
+	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		cfg := e.config(r)
 		if cfg.project != project || r.Status != projection.StatusAwaiting {
@@ -336,7 +339,7 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
 		for _, t := range approved {
 			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
-			e.approve(cfg, r, s, t, nil, w)
+			e.approve(reg, cfg, r, s, t, nil, w)
 		}
 		for _, t := range pending {
 			if !slices.Contains(approved, t) {

@@ -35,16 +35,17 @@ func (e *Engine) sweepRun(ctx context.Context, run string) error {
 	defer unlock()
 	now := e.cfg.Clock()
 	var w *progress
+	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		pending := otherPending(r, "")
 		var settled []*projection.Ticket
 		var first []events.Event
 		for _, t := range pending {
-			switch tool, ok := e.tools.Lookup(t.Tool); {
+			switch et, ok := reg[t.Tool]; {
 			case t.Deadline != nil && !now.Before(*t.Deadline):
 				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired},
 					resultEvent(t.CallID, ExpiredResult))
-			case !ok || tool.Identity() != t.Identity:
+			case !ok || et.identity != t.Identity:
 				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale},
 					resultEvent(t.CallID, executor.StaleTool(t.Tool)))
 			default:

@@ -14,7 +14,8 @@ func Version(eventType string) int {
 	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
-		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept:
+		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
+		TypeToolRegistered, TypeScopeClosed:
 		return 1
 	}
 	return 0
@@ -172,6 +173,10 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[OutputFileStored](we.Data)
 	case TypeOutputFileSwept:
 		return decodeAs[OutputFileSwept](we.Data)
+	case TypeToolRegistered:
+		return decodeAs[ToolRegistered](we.Data)
+	case TypeScopeClosed:
+		return decodeAs[ScopeClosed](we.Data)
 	}
 	return Unknown(we), nil
 }

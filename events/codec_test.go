@@ -37,6 +37,8 @@ func sampleCommit() *events.Commit {
 			events.GrantRevoked{ID: "G1", Project: "p1", Principal: "ops"},
 			events.OutputFileStored{Path: "/d/tool-output/tool_X", Bytes: 123, SHA256: "s", Expires: at},
 			events.OutputFileSwept{Paths: []string{"/d/tool-output/tool_X"}},
+			events.ToolRegistered{Scope: "S", Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Action: "t", Effect: "read_only", Identity: "i"},
+			events.ScopeClosed{Scope: "S"},
 		},
 	}
 }

@@ -10,16 +10,17 @@ type Kind string
 
 // Commit kinds.
 const (
-	KindStart   Kind = "start"   // a run begins
-	KindCatalog Kind = "catalog" // a run's advertised catalogue changed
-	KindDecide  Kind = "decide"  // verdicts and started calls, before any effect
-	KindSettle  Kind = "settle"  // results of a step's calls
-	KindStep    Kind = "step"    // decide and settle in one commit (no effect to guard)
-	KindResolve Kind = "resolve" // a reply to a ticket
-	KindEnd     Kind = "end"     // a run ends
-	KindGrant   Kind = "grant"   // saved approvals changed outside a run
-	KindRecover Kind = "recover" // a host settles what a crash left open
-	KindSweep   Kind = "sweep"   // a host deleted expired output files
+	KindStart    Kind = "start"    // a run begins
+	KindCatalog  Kind = "catalog"  // a run's advertised catalogue changed
+	KindDecide   Kind = "decide"   // verdicts and started calls, before any effect
+	KindSettle   Kind = "settle"   // results of a step's calls
+	KindStep     Kind = "step"     // decide and settle in one commit (no effect to guard)
+	KindResolve  Kind = "resolve"  // a reply to a ticket
+	KindEnd      Kind = "end"      // a run ends
+	KindGrant    Kind = "grant"    // saved approvals changed outside a run
+	KindRecover  Kind = "recover"  // a host settles what a crash left open
+	KindSweep    Kind = "sweep"    // a host deleted expired output files
+	KindRegistry Kind = "registry" // the location layer of the registry changed
 )
 
 // Commit is the envelope of one JetStream message: an atomic, ordered list of

@@ -37,6 +37,7 @@ type batch struct {
 	steps   map[string][]byte
 	tickets map[string]string
 	grants  map[string][]byte
+	scopes  map[string][]byte
 	pending map[string]string // nil: unchanged (with open and outputs)
 	open    map[string]bool
 	outputs map[string][]byte

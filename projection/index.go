@@ -15,29 +15,34 @@ import (
 // recovery looks at), and the saved approvals of every project. They are
 // small, so they live in memory whole and load at Open.
 type indexes struct {
-	tickets map[string]string // every ticket → its run
-	pending map[string]string // unresolved ticket → its run
-	open    map[string]bool   // runs with a step that is not final
-	grants  Grants
-	outputs map[string]events.OutputFileStored // output files kept, by path
+	tickets  map[string]string // every ticket → its run
+	pending  map[string]string // unresolved ticket → its run
+	open     map[string]bool   // runs with a step that is not final
+	grants   Grants
+	outputs  map[string]events.OutputFileStored // output files kept, by path
+	registry Registry                           // the location layer
+	regVer   uint64                             // bumped at every registry change
 }
 
 func newIndexes() indexes {
 	return indexes{tickets: map[string]string{}, pending: map[string]string{}, open: map[string]bool{},
-		grants: Grants{}, outputs: map[string]events.OutputFileStored{}}
+		grants: Grants{}, outputs: map[string]events.OutputFileStored{}, registry: Registry{}}
 }
 
 // indexDirt is what changed in the indexes since the last checkpoint.
 type indexDirt struct {
 	tickets map[string]bool // ticket ids to write
 	grants  map[string]bool // grant ids to write
+	scopes  map[string]bool // registry scopes to write
 	sets    bool            // pending, open and outputs are rewritten whole
 }
 
-func (d indexDirt) any() bool { return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 }
+func (d indexDirt) any() bool {
+	return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
+}
 
 func newIndexDirt() indexDirt {
-	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}}
+	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}, scopes: map[string]bool{}}
 }
 
 var (
@@ -79,10 +84,15 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 	}
 }
 
-// indexOutside folds the events of a commit outside any run: grants and
-// output-file sweeps.
-func (p *Projector) indexOutside(c *events.Commit) {
+// indexOutside folds the events of a commit outside any run: grants,
+// output-file sweeps and the registry's location layer.
+func (p *Projector) indexOutside(seq uint64, c *events.Commit) {
 	for _, e := range c.Events {
+		if scope := p.idx.registry.Apply(seq, e); scope != "" {
+			p.idxDirty.scopes[scope] = true
+			p.idx.regVer++
+			continue
+		}
 		if sw, ok := e.(events.OutputFileSwept); ok {
 			for _, path := range sw.Paths {
 				delete(p.idx.outputs, path)
@@ -94,6 +104,21 @@ func (p *Projector) indexOutside(c *events.Commit) {
 			p.idxDirty.grants[id] = true
 		}
 	}
+}
+
+// Registry returns the location layer's registrations in force, by name,
+// and the layer's version: it changes whenever the layer does.
+func (p *Projector) Registry() (map[string]Registration, uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.idx.registry.Effective(), p.idx.regVer
+}
+
+// RegistryVersion returns the location layer's version (see Registry).
+func (p *Projector) RegistryVersion() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.idx.regVer
 }
 
 // Outputs returns the output files the log says are kept, by path.
@@ -160,6 +185,14 @@ func (p *Projector) takeIndexes(b *batch) error {
 	for id := range p.idxDirty.tickets {
 		b.tickets[id] = p.idx.tickets[id]
 	}
+	b.scopes = map[string][]byte{}
+	for id := range p.idxDirty.scopes {
+		v, err := json.Marshal(p.idx.registry[id])
+		if err != nil {
+			return err
+		}
+		b.scopes[id] = v
+	}
 	b.grants = map[string][]byte{}
 	for id := range p.idxDirty.grants {
 		v, err := json.Marshal(p.idx.grants[id])
@@ -185,6 +218,9 @@ func (p *Projector) takeIndexes(b *batch) error {
 
 // writeIndexes writes the index part of a batch in tx.
 func writeIndexes(tx *bolt.Tx, b *batch) error {
+	if err := writeRegistry(tx, b.scopes); err != nil {
+		return err
+	}
 	for _, id := range slices.Sorted(maps.Keys(b.tickets)) {
 		if err := tx.Bucket(bucketTickets).Put([]byte(id), []byte(b.tickets[id])); err != nil {
 			return err
@@ -248,6 +284,9 @@ func loadIndexes(tx *bolt.Tx, idx *indexes) error {
 			idx.grants[string(k)] = g
 			return nil
 		})
+	}
+	if err == nil {
+		err = loadRegistry(tx, idx.registry)
 	}
 	if err == nil {
 		err = load(bucketOutputs, func(k, v []byte) error {

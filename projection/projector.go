@@ -119,7 +119,7 @@ func (p *Projector) advanceLocked(seq uint64, replayed bool) {
 // projections added later and are skipped here.
 func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 	if c.Run == "" {
-		p.indexOutside(c)
+		p.indexOutside(seq, c)
 		p.notifyLocked()
 		return nil
 	}

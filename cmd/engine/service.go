@@ -35,12 +35,15 @@ const (
 	epGrants      = "grants"
 	epRevoke      = "revoke_grant"
 	epSweep       = "sweep_outputs"
+	epRegister    = "register_tools"
+	epCloseScope  = "close_scope"
 )
 
 // engineAPI is everything a client may ask: commands and confirmations.
 type engineAPI interface {
 	commands.API
 	commands.Confirmations
+	commands.Registrar
 }
 
 // endpoint adapts one command to a JSON request/response handler.
@@ -68,12 +71,14 @@ func endpoints() map[string]endpoint {
 		epRuns: handle(func(api engineAPI, ctx context.Context, _ struct{}) ([]commands.RunSummary, error) {
 			return api.Runs(ctx)
 		}),
-		epShow:    handle(engineAPI.Show),
-		epReply:   handle(engineAPI.Reply),
-		epTickets: handle(engineAPI.Tickets),
-		epAwait:   handle(engineAPI.AwaitStep),
-		epGrants:  handle(engineAPI.Grants),
-		epRevoke:  handle(engineAPI.RevokeGrant),
+		epShow:       handle(engineAPI.Show),
+		epReply:      handle(engineAPI.Reply),
+		epTickets:    handle(engineAPI.Tickets),
+		epAwait:      handle(engineAPI.AwaitStep),
+		epGrants:     handle(engineAPI.Grants),
+		epRevoke:     handle(engineAPI.RevokeGrant),
+		epRegister:   handle(engineAPI.RegisterTools),
+		epCloseScope: handle(engineAPI.CloseScope),
 		epSweep: handle(func(api engineAPI, ctx context.Context, _ struct{}) (*commands.SweepResult, error) {
 			return api.SweepOutputs(ctx)
 		}),
@@ -267,4 +272,14 @@ func (c *client) RevokeGrant(ctx context.Context, req commands.RevokeRequest) (*
 // sweeps its own output directory.
 func (c *client) SweepOutputs(ctx context.Context) (*commands.SweepResult, error) {
 	return callAs[commands.SweepResult](ctx, c, epSweep, struct{}{})
+}
+
+// RegisterTools implements commands.Registrar.
+func (c *client) RegisterTools(ctx context.Context, req commands.RegisterRequest) (*commands.RegisterResult, error) {
+	return callAs[commands.RegisterResult](ctx, c, epRegister, req)
+}
+
+// CloseScope implements commands.Registrar.
+func (c *client) CloseScope(ctx context.Context, req commands.CloseScopeRequest) (*commands.CloseScopeRequest, error) {
+	return callAs[commands.CloseScopeRequest](ctx, c, epCloseScope, req)
 }

@@ -1,0 +1,98 @@
+package projection
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Registration is one location-layer registration and the stream sequence
+// it was committed at.
+type Registration struct {
+	events.ToolRegistered
+	Seq uint64 `json:"seq"`
+}
+
+// Scope is one scope of the location layer.
+type Scope struct {
+	Registrations []Registration `json:"registrations"`
+	Closed        bool           `json:"closed,omitempty"`
+}
+
+// Registry folds the location layer, by scope. The fold commutes: the
+// effective registration of a name is the one with the highest sequence in
+// a scope that is not closed, and closing is for ever — so hosts that fold
+// registry commits and their own in different orders agree.
+type Registry map[string]*Scope
+
+// Apply folds one event committed at seq; it reports the scope it touched.
+func (g Registry) Apply(seq uint64, e events.Event) string {
+	switch e := e.(type) {
+	case events.ToolRegistered:
+		s := g.scope(e.Scope)
+		for _, r := range s.Registrations {
+			if r.Seq == seq && r.Name == e.Name {
+				return e.Scope // folded already
+			}
+		}
+		s.Registrations = append(s.Registrations, Registration{ToolRegistered: e, Seq: seq})
+		return e.Scope
+	case events.ScopeClosed:
+		g.scope(e.Scope).Closed = true
+		return e.Scope
+	}
+	return ""
+}
+
+func (g Registry) scope(id string) *Scope {
+	s := g[id]
+	if s == nil {
+		s = &Scope{}
+		g[id] = s
+	}
+	return s
+}
+
+// Effective returns the location layer's registration in force for each
+// name: the latest one in a scope still open.
+func (g Registry) Effective() map[string]Registration {
+	out := map[string]Registration{}
+	for _, s := range g {
+		if s.Closed {
+			continue
+		}
+		for _, r := range s.Registrations {
+			if cur, ok := out[r.Name]; !ok || r.Seq > cur.Seq {
+				out[r.Name] = r
+			}
+		}
+	}
+	return out
+}
+
+var bucketRegistry = []byte("registry")
+
+func writeRegistry(tx *bolt.Tx, scopes map[string][]byte) error {
+	for id, v := range scopes {
+		if err := tx.Bucket(bucketRegistry).Put([]byte(id), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func loadRegistry(tx *bolt.Tx, g Registry) error {
+	if _, err := tx.CreateBucketIfNotExists(bucketRegistry); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketRegistry).ForEach(func(k, v []byte) error {
+		s := new(Scope)
+		if err := json.Unmarshal(v, s); err != nil {
+			return fmt.Errorf("checkpoint of scope %s: %w", k, err)
+		}
+		g[string(k)] = s
+		return nil
+	})
+}
