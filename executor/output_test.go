@@ -97,8 +97,10 @@ func TestBoundMeasuresStructuredOutputAsIndentedJSON(t *testing.T) {
 	if string(whole) != string(indented) {
 		t.Errorf("the file holds %q, want the indented JSON", whole)
 	}
-	if len(got.Parts) != 1 || !strings.Contains(got.Parts[0].Text, executor.Marker(sp.Path)) || got.Structured != nil {
-		t.Errorf("bounded = %+v", got)
+	// 12 lines over 5: L = 1, so the first line and no tail.
+	want := []executor.Part{{Type: executor.PartText, Text: "{\n\n" + executor.Marker(sp.Path)}}
+	if diff := cmp.Diff(want, got.Parts); diff != "" || got.Structured != nil {
+		t.Errorf("bounded structured output (-want +got):\n%s (structured %s)", diff, got.Structured)
 	}
 }
 
