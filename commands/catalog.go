@@ -74,8 +74,8 @@ func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Cata
 // here: when the projection does not have the run, it catches up with the
 // stream first (the follower would within its poll interval).
 func (e *Engine) known(ctx context.Context, run string) {
-	if !events.ValidID(run) {
-		return
+	if _, cached := e.configs.Load(run); cached || !events.ValidID(run) {
+		return // a run this host has decided for is known
 	}
 	if ok, err := e.proj.View(run, func(*projection.Run) {}); ok || err != nil {
 		return

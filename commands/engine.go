@@ -68,6 +68,7 @@ type Engine struct {
 	configs    sync.Map        // run id → *runConfig
 	installed  sync.Map        // location-layer identity → *executor.Tool
 	installVer atomic.Uint64   // bumped at every Install
+	grantRules sync.Map        // project → *grantsCache
 	regCache   atomic.Pointer[registryCache]
 }
 
@@ -159,10 +160,24 @@ func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Ev
 	return &events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
 }
 
-// saved returns a project's approvals in force as allow rules. It calls the
-// projector: never from inside a view.
+// grantsCache is the saved approvals of one project as of a grants version.
+type grantsCache struct {
+	ver   uint64
+	rules gate.Ruleset
+}
+
+// saved returns a project's approvals in force as allow rules, rebuilt only
+// when grants changed. It calls the projector: never from inside a view.
 func (e *Engine) saved(project string) gate.Ruleset {
-	return savedRules(project, e.proj.Grants(project))
+	ver := e.proj.GrantsVersion()
+	if v, ok := e.grantRules.Load(project); ok {
+		if c := v.(*grantsCache); c.ver == ver {
+			return c.rules
+		}
+	}
+	rules := savedRules(project, e.proj.Grants(project))
+	e.grantRules.Store(project, &grantsCache{ver: ver, rules: rules})
+	return rules
 }
 
 // savedRules turns the grants of project among grants into allow rules.

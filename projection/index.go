@@ -21,7 +21,6 @@ type indexes struct {
 	grants   Grants
 	outputs  map[string]events.OutputFileStored // output files kept, by path
 	registry Registry                           // the location layer
-	regVer   uint64                             // bumped at every registry change
 }
 
 func newIndexes() indexes {
@@ -66,6 +65,7 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 		case events.ApprovalSaved, events.GrantRevoked:
 			if id := p.idx.grants.Apply(e); id != "" {
 				p.idxDirty.grants[id] = true
+				p.grantVer.Add(1)
 			}
 		case events.OutputFileStored:
 			p.idx.outputs[e.Path] = e
@@ -90,7 +90,7 @@ func (p *Projector) indexOutside(seq uint64, c *events.Commit) {
 	for _, e := range c.Events {
 		if scope := p.idx.registry.Apply(seq, e); scope != "" {
 			p.idxDirty.scopes[scope] = true
-			p.idx.regVer++
+			p.regVer.Add(1)
 			continue
 		}
 		if sw, ok := e.(events.OutputFileSwept); ok {
@@ -102,6 +102,7 @@ func (p *Projector) indexOutside(seq uint64, c *events.Commit) {
 		}
 		if id := p.idx.grants.Apply(e); id != "" {
 			p.idxDirty.grants[id] = true
+			p.grantVer.Add(1)
 		}
 	}
 }
@@ -111,15 +112,16 @@ func (p *Projector) indexOutside(seq uint64, c *events.Commit) {
 func (p *Projector) Registry() (map[string]Registration, uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.idx.registry.Effective(), p.idx.regVer
+	return p.idx.registry.Effective(), p.regVer.Load()
 }
 
-// RegistryVersion returns the location layer's version (see Registry).
-func (p *Projector) RegistryVersion() uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.idx.regVer
-}
+// RegistryVersion returns the location layer's version (see Registry). It
+// takes no lock.
+func (p *Projector) RegistryVersion() uint64 { return p.regVer.Load() }
+
+// GrantsVersion changes whenever a saved approval is saved or revoked. It
+// takes no lock.
+func (p *Projector) GrantsVersion() uint64 { return p.grantVer.Load() }
 
 // Outputs returns the output files the log says are kept, by path.
 func (p *Projector) Outputs() map[string]events.OutputFileStored {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepgate/stepgate/events"
@@ -45,6 +46,8 @@ type Projector struct {
 	own      map[uint64]bool           // sequences above seq already folded by ApplyOwn
 	idx      indexes                   // tickets, open runs, grants
 	idxDirty indexDirt                 // what of idx the next checkpoint writes
+	regVer   atomic.Uint64             // bumped at every registry change
+	grantVer atomic.Uint64             // bumped at every grant change
 	nudge    chan struct{}             // asks the follower to look at the stream now
 	changed  chan struct{}             // closed and replaced whenever seq advances
 	failed   error                     // set when the projector stopped on a commit
