@@ -69,8 +69,8 @@ func TestConcurrentSubmitCommitsOnce(t *testing.T) {
 }
 
 // The same calls submitted to both hosts at once: one execution, and both
-// clients end with the same recorded outcome (the loser retries once, as a
-// client after a conflict does).
+// clients end with the same outcome — the loser, told of the conflict,
+// waits for the step as a client does.
 func TestConcurrentIdenticalSubmitsAgree(t *testing.T) {
 	s := steptest.Start(t, "")
 	a, b := newCounted(t), newCounted(t)
@@ -87,17 +87,15 @@ func TestConcurrentIdenticalSubmitsAgree(t *testing.T) {
 	outs := make([]*commands.StepOutcome, 2)
 	for i, h := range []*commands.Host{ha, hb} {
 		wg.Go(func() {
-			for range 100 {
-				out, err := h.SubmitStep(ctx, req)
-				if err == nil {
-					outs[i] = out
-					return
-				}
-				if !errors.Is(err, commands.ErrConflict) {
-					t.Errorf("host %d: %v", i, err)
-					return
-				}
+			out, err := h.SubmitStep(ctx, req)
+			if errors.Is(err, commands.ErrConflict) {
+				out, err = h.AwaitStep(ctx, commands.AwaitRequest{Run: req.Run, Step: req.Step})
 			}
+			if err != nil {
+				t.Errorf("host %d: %v", i, err)
+				return
+			}
+			outs[i] = out
 		})
 	}
 	wg.Wait()
