@@ -62,6 +62,7 @@ func verbs() []verb {
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"config", "config check: validate the configuration and print the effective rules", runConfig},
+		{"verify", "rebuild the projection from the log and compare it with the checkpoint", runVerify},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
 	}

@@ -118,3 +118,28 @@ func TestConfigCheck(t *testing.T) {
 		t.Errorf("effective rules:\n%s", stdout.String())
 	}
 }
+
+// engine verify rebuilds the projection from the log and finds it equal to
+// the checkpointed one.
+func TestVerify(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	script := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(script, []byte(`{"calls":[{"id":"c1","tool":"echo","args":{"text":"a"}}]}
+{"calls":[{"id":"c2","tool":"echo_fx","args":{"text":"b"}}]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	for range 2 {
+		if err := run(context.Background(), []string{"run", "--data", data, "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"verify", "--data", data}, &stdout, &stderr); err != nil {
+		t.Fatalf("verify: %v\n%s", err, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "verified 2 runs") {
+		t.Errorf("verify said %q", stdout.String())
+	}
+}
