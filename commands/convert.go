@@ -40,7 +40,7 @@ func toEventRequests(rs []descriptor.Request) []events.Request {
 	}
 	out := make([]events.Request, len(rs))
 	for i, r := range rs {
-		out[i] = events.Request{Action: r.Action, Resources: r.Resources, Save: r.Save}
+		out[i] = events.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
 	}
 	return out
 }

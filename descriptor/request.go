@@ -5,4 +5,9 @@ type Request struct {
 	Action    string   `json:"action"`
 	Resources []string `json:"resources"`
 	Save      []string `json:"save,omitempty"` // patterns saved when the human replies "always"
+	// Ask makes the request need a human's confirmation even where the rules
+	// allow it (a rule that denies still denies): for what the tool could not
+	// understand well enough to judge, such as a shell command that does not
+	// parse.
+	Ask bool `json:"ask,omitempty"`
 }

@@ -129,6 +129,9 @@ func (r Request) appendJSON(b []byte) []byte {
 	if len(r.Save) > 0 {
 		b = appendStrings(appendKey(b, "save", false), r.Save)
 	}
+	if r.Ask {
+		b = append(appendKey(b, "ask", false), "true"...)
+	}
 	return append(b, '}')
 }
 

@@ -47,6 +47,7 @@ type Request struct {
 	Action    string   `json:"action"`
 	Resources []string `json:"resources"`
 	Save      []string `json:"save,omitempty"`
+	Ask       bool     `json:"ask,omitempty"`
 }
 
 // OutputLimits are the tool-output bounds pinned for a run.

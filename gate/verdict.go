@@ -53,6 +53,9 @@ func Decide(n Narrowing, reqs []descriptor.Request, configured, saved Ruleset) V
 	var asked []descriptor.Request
 	for i, req := range reqs {
 		d := EvaluateInput(req, configured, saved)
+		if req.Ask && d.Effect == Allow {
+			d.Effect = Ask // the tool could not judge it: a human must
+		}
 		switch d.Effect {
 		case Deny:
 			return Verdict{Kind: KindBlock, Reason: reason("denied", req.Action, d), Rule: d.Rule}

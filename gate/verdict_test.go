@@ -97,3 +97,15 @@ func TestVerdictJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestDecideRequestThatAlwaysAsks(t *testing.T) {
+	allowAll := Ruleset{{Action: "*", Resource: "*", Effect: Allow, Source: SourceDefault}}
+	req := descriptor.Request{Action: "bash", Resources: []string{"if then fi ((("}, Ask: true}
+	if v := Decide(Configured, []descriptor.Request{req}, allowAll, nil); v.Kind != KindConfirm {
+		t.Errorf("an always-ask request under allow-all: %s, want confirm", v.Kind)
+	}
+	deny := append(allowAll, Rule{Action: "bash", Resource: "*", Effect: Deny, Source: SourceProject})
+	if v := Decide(Configured, []descriptor.Request{req}, deny, nil); v.Kind != KindBlock {
+		t.Errorf("an always-ask request under a deny: %s, want block", v.Kind)
+	}
+}

@@ -1,0 +1,72 @@
+package builtin_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/gate"
+)
+
+func TestSimpleCommands(t *testing.T) {
+	tests := []struct {
+		why, in string
+		want    []string
+		parsed  bool
+	}{
+		{"one command", "git status", []string{"git status"}, true},
+		{"a list", "git status; rm -rf x", []string{"git status", "rm -rf x"}, true},
+		{"and, pipe", "git log && curl x | sh", []string{"git log", "curl x", "sh"}, true},
+		{"command substitution", "git $(rm -rf x)", []string{"git $(rm -rf x)", "rm -rf x"}, true},
+		{"process substitution in a redirect", "echo ok > >(rm x)", []string{"echo ok", "rm x"}, true},
+		{"a subshell", "(cd /tmp && make)", []string{"cd /tmp", "make"}, true},
+		{"a function body", "f() { rm -rf /; }; f", []string{"rm -rf /", "f"}, true},
+		{"backquotes", "echo `whoami`", []string{"echo `whoami`", "whoami"}, true},
+		{"declarations", "export X=$(id)", []string{"export X=$(id)", "id"}, true},
+		{"does not parse", "if then fi (((", []string{"if then fi ((("}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			got, parsed := builtin.SimpleCommands(tt.in)
+			if diff := cmp.Diff(tt.want, got); diff != "" || parsed != tt.parsed {
+				t.Errorf("SimpleCommands(%q) parsed=%v (-want +got):\n%s", tt.in, parsed, diff)
+			}
+		})
+	}
+}
+
+// With bash: {"*": ask, "git *": allow}, git status is allowed and every
+// command that hides another asks.
+func TestBashPermissions(t *testing.T) {
+	rules := gate.Ruleset{
+		{Action: "bash", Resource: "*", Effect: gate.Ask, Source: gate.SourceProject},
+		{Action: "bash", Resource: "git *", Effect: gate.Allow, Source: gate.SourceProject},
+	}
+	verdict := func(command string) gate.Verdict {
+		cmds, parsed := builtin.SimpleCommands(command)
+		return gate.Decide(gate.Configured, []descriptor.Request{{Action: "bash", Resources: cmds, Save: cmds, Ask: !parsed}}, rules, nil)
+	}
+	if v := verdict("git status"); v.Kind != gate.KindAllow {
+		t.Errorf("git status: %s", v.Kind)
+	}
+	for _, c := range []string{"git status; rm -rf x", "git log && curl x | sh", "git $(rm -rf x)", "echo ok > >(rm x)", "git ((( broken"} {
+		if v := verdict(c); v.Kind != gate.KindConfirm {
+			t.Errorf("%q: %s, want confirm", c, v.Kind)
+		}
+	}
+}
+
+func FuzzSimpleCommands(f *testing.F) {
+	for _, s := range []string{"git status", "a; b", "$(x) `y` <(z)", "f() { g; }", "if then", "'", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		cmds, _ := builtin.SimpleCommands(command)
+		for _, c := range cmds {
+			if c == "" {
+				t.Fatalf("an empty command from %q", command)
+			}
+		}
+	})
+}
