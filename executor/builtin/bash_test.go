@@ -1,0 +1,127 @@
+package builtin_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/builtin"
+)
+
+func bashCall(t *testing.T, loc string, in builtin.BashInput) (*executor.Prepared, error) {
+	t.Helper()
+	tool, err := builtin.Bash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(in)
+	return tool.Prepare(executor.Call{Run: "r", Step: 1, CallID: "c", Location: loc}, args)
+}
+
+func runBash(t *testing.T, loc string, in builtin.BashInput) string {
+	t.Helper()
+	p, err := bashCall(t, loc, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Run(context.Background()).Text()
+}
+
+func TestBashRuns(t *testing.T) {
+	loc := t.TempDir()
+	if err := os.Mkdir(filepath.Join(loc, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		why  string
+		in   builtin.BashInput
+		want string
+	}{
+		{"stdout and stderr, combined, and the exit code", builtin.BashInput{Command: "echo out; echo err >&2"}, "out\nerr\n\n(exit code 0)"},
+		{"a failing command's exit code", builtin.BashInput{Command: "exit 3"}, "(exit code 3)"},
+		{"in the workdir", builtin.BashInput{Command: "basename \"$PWD\"", Workdir: "sub"}, "sub\n\n(exit code 0)"},
+		{"an absolute path outside the workdir is a warning, not a prompt", builtin.BashInput{Command: "ls /nonexistent-dir-x 2>/dev/null; true"},
+			"[warning: /nonexistent-dir-x is outside the working directory]\n(exit code 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, runBash(t, loc, tt.in)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {
+	loc := t.TempDir()
+	marker := filepath.Join(loc, "survived")
+	start := time.Now()
+	got := runBash(t, loc, builtin.BashInput{Command: "(sleep 2; touch survived) & sleep 5", Timeout: 200})
+	if time.Since(start) > 3*time.Second {
+		t.Errorf("the command ran %s past a 200 ms timeout", time.Since(start))
+	}
+	if !strings.Contains(got, "timed out and its process group was killed") {
+		t.Errorf("result %q", got)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a child of the command survived the timeout")
+	}
+}
+
+func TestBashCancellationKillsIt(t *testing.T) {
+	p, err := bashCall(t, t.TempDir(), builtin.BashInput{Command: "sleep 30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res := p.Run(ctx)
+	if !res.IsError || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled: %+v after %s", res, time.Since(start))
+	}
+}
+
+func TestBashCapturesAtMostOneMiB(t *testing.T) {
+	got := runBash(t, t.TempDir(), builtin.BashInput{Command: "head -c 2000000 /dev/zero | tr '\\0' a"})
+	if !strings.Contains(got, "[output capture stopped at 1048576 bytes") || strings.Count(got, "a") < 1<<20-10 || len(got) > 1<<20+300 {
+		t.Errorf("capture: %d bytes, notice present: %v", len(got), strings.Contains(got, "output capture stopped"))
+	}
+}
+
+func TestBashRequests(t *testing.T) {
+	loc, outside := t.TempDir(), t.TempDir()
+	outsideReal, _ := filepath.EvalSymlinks(outside)
+	p, err := bashCall(t, loc, builtin.BashInput{Command: "git status; rm -rf x", Workdir: outside})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := filepath.ToSlash(outsideReal) + "/*"
+	want := []descriptor.Request{
+		{Action: "external_directory", Resources: []string{pattern}, Save: []string{pattern}},
+		{Action: "bash", Resources: []string{"git status", "rm -rf x"}, Save: []string{"git status", "rm -rf x"}},
+	}
+	if diff := cmp.Diff(want, p.Requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	p, err = bashCall(t, loc, builtin.BashInput{Command: "if then ((("})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Requests(); len(r) != 1 || !r[0].Ask || r[0].Resources[0] != "if then (((" {
+		t.Errorf("an unparseable command's request: %+v, want the whole text, always asking", r)
+	}
+	for _, bad := range []builtin.BashInput{{Command: " "}, {Command: "true", Timeout: 600001}, {Command: "true", Workdir: "../x"}} {
+		if _, err := bashCall(t, loc, bad); err == nil {
+			t.Errorf("%+v was accepted", bad)
+		}
+	}
+}
