@@ -3,11 +3,11 @@ package builtin
 
 import "github.com/stepgate/stepgate/executor"
 
-// Tools returns the built-in tools, sorted by name: bash, echo, echo_fx and
-// read_file.
+// Tools returns the built-in tools, sorted by name: bash, echo, echo_fx,
+// glob, question, read_file and write.
 func Tools() ([]*executor.Tool, error) {
 	var tools []*executor.Tool
-	for _, build := range []func() (*executor.Tool, error){Bash, Echo, EchoFx, ReadFile} {
+	for _, build := range []func() (*executor.Tool, error){Bash, Echo, EchoFx, Glob, QuestionTool, ReadFile, Write} {
 		t, err := build()
 		if err != nil {
 			return nil, err

@@ -30,7 +30,10 @@ func TestTools(t *testing.T) {
 		{"bash", "bash", descriptor.SideEffecting},
 		{"echo", "echo", descriptor.ReadOnly},
 		{"echo_fx", "echo_fx", descriptor.SideEffecting},
+		{"glob", "glob", descriptor.ReadOnly},
+		{"question", "question", descriptor.ReadOnly},
 		{"read_file", "read", descriptor.ReadOnly},
+		{"write", "edit", descriptor.SideEffecting},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -1,0 +1,109 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor"
+)
+
+// GlobDefaultLimit is how many paths glob returns unless asked for fewer.
+const GlobDefaultLimit = 100
+
+// GlobInput is the input of glob.
+type GlobInput struct {
+	Pattern string `json:"pattern" jsonschema:"description=A glob pattern; ** matches any number of directories"`
+	Path    string `json:"path,omitempty" jsonschema:"description=The directory to search (default: the workspace root)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"description=At most this many paths (default 100)"`
+}
+
+// Glob builds glob: the files under a directory matching a pattern (with
+// **), newest first. Permission: glob on the pattern (and
+// external_directory for a directory outside the location).
+func Glob() (*executor.Tool, error) {
+	return executor.New("glob",
+		"Find files by name with a glob pattern (** matches any number of directories). Returns paths relative to the workspace, most recently modified first, at most limit (default 100).",
+		globFiles, executor.WithEffect(descriptor.ReadOnly),
+		executor.WithRequests(func(c executor.Call, in GlobInput) ([]descriptor.Request, error) {
+			if !doublestar.ValidatePattern(in.Pattern) {
+				return nil, fmt.Errorf("pattern %q is not a valid glob", in.Pattern)
+			}
+			dir, err := searchDir(c, in.Path)
+			if err != nil {
+				return nil, err
+			}
+			return append(dir.Requests(), descriptor.Request{Action: "glob", Resources: []string{in.Pattern}, Save: []string{"*"}}), nil
+		}))
+}
+
+func searchDir(c executor.Call, path string) (executor.Path, error) {
+	if path == "" {
+		path = "."
+	}
+	return executor.Resolve(c.Location, path, true)
+}
+
+func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error) {
+	dir, err := searchDir(c, in.Path)
+	if err != nil {
+		return "", err
+	}
+	base := dir.Real
+	if !dir.External {
+		base = filepath.Join(dir.Root, dir.Rel)
+	}
+	type hit struct {
+		path string
+		mod  time.Time
+	}
+	var hits []hit
+	err = doublestar.GlobWalk(os.DirFS(base), in.Pattern, func(p string, d fs.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone since it was listed
+		}
+		hits = append(hits, hit{path: p, mod: info.ModTime()})
+		return nil
+	}, doublestar.WithNoFollow())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("glob %s: %v", in.Pattern, err)
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := b.mod.Compare(a.mod); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	limit := in.Limit
+	if limit <= 0 {
+		limit = GlobDefaultLimit
+	}
+	var out []string
+	for i, h := range hits {
+		if i == limit {
+			out = append(out, fmt.Sprintf("(%d more not shown: narrow the pattern or raise limit)", len(hits)-limit))
+			break
+		}
+		shown := filepath.Join(base, h.path)
+		if !dir.External {
+			shown, _ = filepath.Rel(dir.Root, shown)
+		}
+		out = append(out, filepath.ToSlash(shown))
+	}
+	if len(out) == 0 {
+		return "No files found", nil
+	}
+	return strings.Join(out, "\n"), nil
+}
