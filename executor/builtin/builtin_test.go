@@ -32,6 +32,7 @@ func TestTools(t *testing.T) {
 		{"echo_fx", "echo_fx", descriptor.SideEffecting},
 		{"glob", "glob", descriptor.ReadOnly},
 		{"question", "question", descriptor.ReadOnly},
+		{"read", "read", descriptor.ReadOnly},
 		{"read_file", "read", descriptor.ReadOnly},
 		{"write", "edit", descriptor.SideEffecting},
 	}

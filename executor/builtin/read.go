@@ -1,0 +1,181 @@
+package builtin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor"
+)
+
+// Read's page bounds.
+const (
+	ReadMaxLines    = 2000
+	ReadMaxBytes    = 50 << 10
+	ReadMaxLineLen  = 2000
+	readSniffLength = 8 << 10
+)
+
+// ReadInput is the input of read.
+type ReadInput struct {
+	Path   string `json:"path" jsonschema:"description=The file or directory to read (relative to the workspace, or absolute)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"description=The line to start at, from 1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"description=At most this many lines (at most 2000)"`
+}
+
+// Read builds read: a page of a text file with line numbers (at most 2000
+// lines and 50 KiB a page, lines over 2000 characters cut with a notice),
+// or a directory's listing. Binary files are refused. Permission: read on
+// the path (saved as "*"), and external_directory first for a path outside
+// the location — the build agent allows the tool-output directory, so the
+// model can page through spilled output.
+func Read() (*executor.Tool, error) {
+	return executor.New("read",
+		"Read a text file a page at a time (line-numbered; at most 2000 lines or 50 KiB a page; use offset to go on) or list a directory. Binary files are refused.",
+		readPage, executor.WithEffect(descriptor.ReadOnly),
+		executor.WithRequests(func(c executor.Call, in ReadInput) ([]descriptor.Request, error) {
+			if in.Offset < 0 || in.Limit < 0 || in.Limit > ReadMaxLines {
+				return nil, fmt.Errorf("offset must be ≥ 1 and limit between 1 and %d", ReadMaxLines)
+			}
+			p, err := executor.Resolve(c.Location, in.Path, true)
+			if err != nil {
+				return nil, err
+			}
+			return append(p.Requests(), descriptor.Request{Action: "read", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
+		}))
+}
+
+func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) {
+	p, err := executor.Resolve(c.Location, in.Path, true) // again at run time
+	if err != nil {
+		return "", err
+	}
+	f, err := openResolved(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("file not found: %s", in.Path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
+	}
+	if fi.IsDir() {
+		return listDir(f, in.Path)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", in.Path)
+	}
+	return pageOf(f, in)
+}
+
+// openResolved opens p: inside the location through os.Root, outside at its
+// real path.
+func openResolved(p executor.Path) (*os.File, error) {
+	if p.External {
+		return os.Open(p.Real)
+	}
+	root, err := os.OpenRoot(p.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Open(p.Rel)
+}
+
+func listDir(f *os.File, name string) (string, error) {
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return "", fmt.Errorf("cannot list %s: %v", name, pathErr(err))
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+		if e.IsDir() {
+			names[i] += "/"
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return name + " is an empty directory", nil
+	}
+	return strings.Join(names, "\n"), nil
+}
+
+func pageOf(f *os.File, in ReadInput) (string, error) {
+	r := bufio.NewReaderSize(f, 64<<10)
+	head, _ := r.Peek(readSniffLength)
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head)) {
+		//lint:ignore ST1005 the text is model-visible and spelled by the spec
+		return "", fmt.Errorf("Cannot read binary file: %s", in.Path)
+	}
+	offset, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = ReadMaxLines
+	}
+	var b strings.Builder
+	n, shown, bytesOut, cut := 0, 0, 0, false
+	for {
+		line, err := r.ReadString('\n')
+		if line == "" && err != nil {
+			break
+		}
+		n++
+		if n < offset || cut {
+			if err != nil {
+				break
+			}
+			continue
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if len(line) > ReadMaxLineLen {
+			line = strings.ToValidUTF8(line[:ReadMaxLineLen], "") + fmt.Sprintf(" … [line cut at %d characters]", ReadMaxLineLen)
+		}
+		entry := fmt.Sprintf("%6d\t%s\n", n, line)
+		if shown == limit || bytesOut+len(entry) > ReadMaxBytes {
+			cut = true
+			if err != nil {
+				break
+			}
+			continue
+		}
+		b.WriteString(entry)
+		shown++
+		bytesOut += len(entry)
+		if err == io.EOF {
+			break
+		}
+	}
+	if offset > 1 && offset > n {
+		//lint:ignore ST1005 the text is model-visible and spelled by the spec
+		return "", fmt.Errorf("Offset %d is out of range: the file has %d lines", offset, n)
+	}
+	if cut {
+		fmt.Fprintf(&b, "(more lines follow: read again with offset %d; the file has %d lines)", offset+shown, n)
+	} else {
+		fmt.Fprintf(&b, "(end of file: %d lines)", n)
+	}
+	return b.String(), nil
+}
+
+// trimPartialRune drops a UTF-8 sequence cut by the sniffing window.
+func trimPartialRune(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
+		if r, size := utf8.DecodeLastRune(b[:len(b)-i]); r != utf8.RuneError || size > 1 {
+			return b[:len(b)-i]
+		}
+	}
+	return b
+}
+
