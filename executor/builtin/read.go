@@ -178,4 +178,3 @@ func trimPartialRune(b []byte) []byte {
 	}
 	return b
 }
-
