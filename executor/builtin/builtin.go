@@ -4,10 +4,10 @@ package builtin
 import "github.com/stepgate/stepgate/executor"
 
 // Tools returns the built-in tools, sorted by name: bash, echo, echo_fx,
-// glob, question, read, read_file and write.
+// glob, grep, question, read, read_file and write.
 func Tools() ([]*executor.Tool, error) {
 	var tools []*executor.Tool
-	for _, build := range []func() (*executor.Tool, error){Bash, Echo, EchoFx, Glob, QuestionTool, Read, ReadFile, Write} {
+	for _, build := range []func() (*executor.Tool, error){Bash, Echo, EchoFx, Glob, Grep, QuestionTool, Read, ReadFile, Write} {
 		t, err := build()
 		if err != nil {
 			return nil, err

@@ -31,6 +31,7 @@ func TestTools(t *testing.T) {
 		{"echo", "echo", descriptor.ReadOnly},
 		{"echo_fx", "echo_fx", descriptor.SideEffecting},
 		{"glob", "glob", descriptor.ReadOnly},
+		{"grep", "grep", descriptor.ReadOnly},
 		{"question", "question", descriptor.ReadOnly},
 		{"read", "read", descriptor.ReadOnly},
 		{"read_file", "read", descriptor.ReadOnly},

@@ -34,8 +34,8 @@ func Glob() (*executor.Tool, error) {
 		"Find files by name with a glob pattern (** matches any number of directories). Returns paths relative to the workspace, most recently modified first, at most limit (default 100).",
 		globFiles, executor.WithEffect(descriptor.ReadOnly),
 		executor.WithRequests(func(c executor.Call, in GlobInput) ([]descriptor.Request, error) {
-			if !doublestar.ValidatePattern(in.Pattern) {
-				return nil, fmt.Errorf("pattern %q is not a valid glob", in.Pattern)
+			if err := checkGlob("pattern", in.Pattern); err != nil {
+				return nil, err
 			}
 			dir, err := searchDir(c, in.Path)
 			if err != nil {

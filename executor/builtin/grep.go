@@ -1,0 +1,144 @@
+package builtin
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor"
+)
+
+// GrepDefaultLimit is how many matches grep returns unless asked for fewer.
+const GrepDefaultLimit = 100
+
+// GrepInput is the input of grep.
+type GrepInput struct {
+	Pattern string `json:"pattern" jsonschema:"description=A regular expression (RE2 syntax)"`
+	Path    string `json:"path,omitempty" jsonschema:"description=The directory to search (default: the workspace root)"`
+	Include string `json:"include,omitempty" jsonschema:"description=Only files whose path matches this glob, e.g. **/*.go"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"description=At most this many matches (default 100)"`
+}
+
+// Grep builds grep: lines matching an RE2 expression in the files under a
+// directory, as file:line: text, in walk order (a directory's entries by
+// name, each file's lines in order); .gitignore files and .git are
+// honoured, binary files skipped. Permission: grep on the
+// pattern (and external_directory for a directory outside the location).
+func Grep() (*executor.Tool, error) {
+	return executor.New("grep",
+		"Search file contents with a regular expression (RE2). Returns file:line: text, relative to the workspace, in directory walk order, at most limit (default 100). Honours .gitignore; skips binary files.",
+		grepFiles, executor.WithEffect(descriptor.ReadOnly),
+		executor.WithRequests(func(c executor.Call, in GrepInput) ([]descriptor.Request, error) {
+			if _, err := regexp.Compile(in.Pattern); err != nil {
+				return nil, fmt.Errorf("pattern: %v", err)
+			}
+			if in.Include != "" {
+				if err := checkGlob("include", in.Include); err != nil {
+					return nil, err
+				}
+			}
+			dir, err := searchDir(c, in.Path)
+			if err != nil {
+				return nil, err
+			}
+			return append(dir.Requests(), descriptor.Request{Action: "grep", Resources: []string{in.Pattern}, Save: []string{"*"}}), nil
+		}))
+}
+
+func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, error) {
+	re, err := regexp.Compile(in.Pattern)
+	if err != nil {
+		return "", err
+	}
+	dir, err := searchDir(c, in.Path)
+	if err != nil {
+		return "", err
+	}
+	base := dir.Real
+	limit := in.Limit
+	if limit <= 0 {
+		limit = GrepDefaultLimit
+	}
+	var ign ignorer
+	var out []string
+	more := 0
+	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: skip
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rel, _ := filepath.Rel(base, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (d.Name() == ".git" || ign.ignored(rel, true)) {
+				return filepath.SkipDir
+			}
+			if rel == "." {
+				rel = ""
+			}
+			ign.load(base, rel)
+			return nil
+		}
+		if !d.Type().IsRegular() || ign.ignored(rel, false) {
+			return nil
+		}
+		if in.Include != "" {
+			if ok, _ := doublestar.Match(in.Include, rel); !ok {
+				return nil
+			}
+		}
+		shown := filepath.Join(base, rel)
+		if !dir.External {
+			shown, _ = filepath.Rel(dir.Root, shown)
+		}
+		return grepFile(p, filepath.ToSlash(shown), re, limit, &out, &more)
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(out) == 0 {
+		return "No matches found", nil
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("(%d more matches not shown: narrow the pattern or raise limit)", more))
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+func grepFile(path, shown string, re *regexp.Regexp, limit int, out *[]string, more *int) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	if head, _ := r.Peek(8 << 10); strings.IndexByte(string(head), 0) >= 0 {
+		return nil // binary
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if !re.MatchString(line) {
+			continue
+		}
+		if len(*out) >= limit {
+			*more++
+			continue
+		}
+		if len(line) > ReadMaxLineLen {
+			line = strings.ToValidUTF8(line[:ReadMaxLineLen], "") + " …"
+		}
+		*out = append(*out, fmt.Sprintf("%s:%d: %s", shown, n, line))
+	}
+	return nil
+}
