@@ -58,9 +58,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)
-		if p.spilled != nil {
-			results = append(results, spilledEvent(p.spilled))
-		}
+		results = append(results, p.sideEvents()...)
 	}
 	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
 }

@@ -35,6 +35,7 @@ type planned struct {
 	rule     *gate.Rule
 	ticket   *events.TicketIssued      // the call waits for a human
 	spilled  *executor.Spilled         // its whole output went to this file
+	state    []executor.StateChange    // the run state it set
 	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 }
@@ -232,8 +233,10 @@ func (p *plan) execute(ctx context.Context, store *executor.OutputStore) {
 // bounds each result at the output store — the one place output is cut.
 func runAll(ctx context.Context, allowed []*planned, store *executor.OutputStore, lim executor.Limits) {
 	run := func(c *planned) {
-		res, sp := store.Bound(c.prepared.Run(ctx), lim)
+		whole := c.prepared.Run(ctx)
+		res, sp := store.Bound(whole, lim)
 		c.setResult(res)
+		c.state = whole.State
 		if sp != nil {
 			c.spilled = sp
 			c.result.Files = []string{sp.Path}
@@ -275,9 +278,7 @@ func (p *plan) settleEvents() []events.Event {
 		if c.terminal {
 			evs = append(evs, c.result)
 		}
-		if c.spilled != nil {
-			evs = append(evs, spilledEvent(c.spilled))
-		}
+		evs = append(evs, c.sideEvents()...)
 	}
 	if ts := p.tickets(); len(ts) > 0 {
 		ids := make([]string, len(ts))
@@ -317,6 +318,19 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// sideEvents are what a settled call records besides its result: the output
+// file it spilled to and the run state it set, in the same settle commit.
+func (c *planned) sideEvents() []events.Event {
+	var evs []events.Event
+	if c.spilled != nil {
+		evs = append(evs, spilledEvent(c.spilled))
+	}
+	for _, s := range c.state {
+		evs = append(evs, events.StateCommand{CallID: c.req.ID, Key: s.Key, Value: s.Value})
+	}
+	return evs
 }
 
 // spilledEvent records an output file in the settle commit.

@@ -15,7 +15,7 @@ func Version(eventType string) int {
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
 		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
-		TypeToolRegistered, TypeScopeClosed:
+		TypeToolRegistered, TypeScopeClosed, TypeStateCommand:
 		return 1
 	}
 	return 0
@@ -177,6 +177,8 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[ToolRegistered](we.Data)
 	case TypeScopeClosed:
 		return decodeAs[ScopeClosed](we.Data)
+	case TypeStateCommand:
+		return decodeAs[StateCommand](we.Data)
 	}
 	return Unknown(we), nil
 }

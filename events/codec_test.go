@@ -39,6 +39,7 @@ func sampleCommit() *events.Commit {
 			events.OutputFileSwept{Paths: []string{"/d/tool-output/tool_X"}},
 			events.ToolRegistered{Scope: "S", Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Action: "t", Effect: "read_only", Identity: "i"},
 			events.ScopeClosed{Scope: "S"},
+			events.StateCommand{CallID: "c1", Key: "todos", Value: json.RawMessage(`[{"content":"x","status":"pending","priority":"high"}]`)},
 		},
 	}
 }

@@ -23,6 +23,7 @@ const (
 	TypeGrantRevoked       = "GrantRevoked"
 	TypeOutputFileStored   = "OutputFileStored"
 	TypeOutputFileSwept    = "OutputFileSwept"
+	TypeStateCommand       = "StateCommand"
 )
 
 // Event is one fact in a commit. Implementations are the payload structs of
@@ -213,3 +214,15 @@ func (RunEnded) EventType() string { return TypeRunEnded }
 
 // EventType implements [Event]: the stored type name.
 func (u Unknown) EventType() string { return u.Type }
+
+// StateCommand sets one key of a run's state to a value, on behalf of the
+// call that produced it (todowrite's list is the first such key). It is
+// committed with the call's result, in the same settle commit.
+type StateCommand struct {
+	CallID string          `json:"call_id"`
+	Key    string          `json:"key"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// EventType implements [Event].
+func (StateCommand) EventType() string { return TypeStateCommand }

@@ -25,6 +25,23 @@ type Result struct {
 	Parts      []Part          `json:"parts"`
 	Structured json.RawMessage `json:"structured,omitempty"` // the tool's output value as JSON, when it is not plain text
 	IsError    bool            `json:"is_error"`
+	// State is the run state the call sets (see [StateSetter]); it is
+	// committed as StateCommand events with the result, never shown to the
+	// model.
+	State []StateChange `json:"-"`
+}
+
+// StateChange sets one key of the run's state to a JSON value.
+type StateChange struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// StateSetter is implemented by tool outputs that set run state: todowrite's
+// list is committed as the run's "todos" in the same settle commit as its
+// result. A failed call sets nothing.
+type StateSetter interface {
+	StateChanges() []StateChange
 }
 
 // Text returns the text parts joined with "\n"; media parts are left out.

@@ -50,7 +50,11 @@ func (h *handler[In, Out]) settle(ctx context.Context, c Call, in In) (res Resul
 		}
 		return ErrorResult(EmptyError)
 	}
-	return h.render(out)
+	res = h.render(out)
+	if s, ok := any(out).(StateSetter); ok && !res.IsError {
+		res.State = s.StateChanges()
+	}
+	return res
 }
 
 // outKind says, once per tool, how its output becomes the model's text.

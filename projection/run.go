@@ -31,6 +31,9 @@ type Run struct {
 	Steps []Step `json:"steps"`
 	// Tickets are every confirmation the run asked for, in issue order.
 	Tickets []Ticket `json:"tickets,omitempty"`
+	// State is the run state calls set through StateCommand, by key (the
+	// todo list is "todos"); the latest value of a key wins.
+	State map[string]json.RawMessage `json:"state,omitempty"`
 	// LastSeq is the stream sequence of the run's last commit (its last
 	// subject sequence), the expectation of its next commit.
 	LastSeq uint64 `json:"last_seq"`
@@ -193,6 +196,18 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 			return err
 		}
 		call.Result = &e
+	case events.StateCommand:
+		call, err := r.call(c.Step, e.CallID)
+		if err != nil {
+			return err
+		}
+		if call.Result == nil {
+			return fmt.Errorf("%w: call %s set state before its result", ErrInconsistent, e.CallID)
+		}
+		if r.State == nil {
+			r.State = map[string]json.RawMessage{}
+		}
+		r.State[e.Key] = e.Value
 	case events.StepFinalized:
 		s := r.Step(c.Step)
 		if s == nil {

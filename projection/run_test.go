@@ -31,6 +31,7 @@ func history() []*events.Commit {
 			events.ToolCallRequested{CallID: "a", Tool: "echo", Args: args, Identity: "i"},
 			events.PermissionDecided{CallID: "a", Verdict: events.VerdictAllow},
 			events.ToolResultRecorded{CallID: "a", Parts: []events.Part{{Type: "text", Text: "hi"}}},
+			events.StateCommand{CallID: "a", Key: "todos", Value: json.RawMessage(`["first"]`)},
 			events.StepFinalized{Calls: 1}),
 		mk("c3", 2, events.KindDecide,
 			events.ToolCallRequested{CallID: "b", Tool: "echo_fx", Args: args},
@@ -38,6 +39,7 @@ func history() []*events.Commit {
 			events.ToolCallStarted{CallID: "b", Attempt: 1}),
 		mk("c4", 2, events.KindSettle,
 			events.ToolResultRecorded{CallID: "b", Parts: []events.Part{{Type: "text", Text: "hi"}}},
+			events.StateCommand{CallID: "b", Key: "todos", Value: json.RawMessage(`["second"]`)},
 			events.StepFinalized{Calls: 1}),
 		mk("c5", 0, events.KindEnd, events.RunEnded{Cause: events.CauseCompleted}),
 	}
@@ -72,6 +74,7 @@ func TestRunFold(t *testing.T) {
 				Decision: &events.PermissionDecided{CallID: "b", Verdict: "allow"},
 				Result:   &events.ToolResultRecorded{CallID: "b", Parts: text}}}},
 		},
+		State:   map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
 		LastSeq: 5,
 		Commits: 5,
 	}
@@ -110,6 +113,9 @@ func TestRunFoldRejectsInconsistentCommits(t *testing.T) {
 		{"a result for a call never requested", mk("x", 1, events.KindSettle, events.ToolResultRecorded{CallID: "nope"})},
 		{"a step that skips a number", mk("x", 9, events.KindStep, events.ToolCallRequested{CallID: "z", Tool: "echo"})},
 		{"the same call requested twice", mk("x", 1, events.KindStep, events.ToolCallRequested{CallID: "a", Tool: "echo"})},
+		{"state set by a call never requested", mk("x", 1, events.KindSettle, events.StateCommand{CallID: "nope", Key: "todos"})},
+		{"state set before the call's result", mk("x", 2, events.KindStep,
+			events.ToolCallRequested{CallID: "z", Tool: "echo"}, events.StateCommand{CallID: "z", Key: "todos", Value: json.RawMessage(`[]`)})},
 		{"a second start", mk("x", 0, events.KindStart, events.RunStarted{Agent: "build"})},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -127,6 +128,24 @@ func timeline(w io.Writer, r *projection.Run) {
 				fmt.Fprintf(w, "      %s %s\n", mark, oneLine(strings.Join(text, "\n"), 100))
 			}
 		}
+	}
+	todos(w, r)
+}
+
+// todos prints the run's current todo list, when it has one.
+func todos(w io.Writer, r *projection.Run) {
+	raw, ok := r.State[builtin.TodoStateKey]
+	if !ok {
+		return
+	}
+	var l builtin.TodoList
+	if err := json.Unmarshal(raw, &l); err != nil {
+		fmt.Fprintf(w, "  todos: unreadable (%v)\n", err)
+		return
+	}
+	fmt.Fprintf(w, "  todos (%d)\n", len(l))
+	for line := range strings.Lines(l.Checklist()) {
+		fmt.Fprintf(w, "    %s", line)
 	}
 }
 

@@ -54,6 +54,7 @@ func fixtureRun() *projection.Run {
 					Decision: &events.PermissionDecided{Verdict: "allow", Rule: allow}, Attempts: 1},
 			}},
 		},
+		State: map[string]json.RawMessage{"todos": json.RawMessage(`[{"content":"read the spec","status":"completed","priority":"high"},{"content":"write tests","status":"in_progress","priority":"medium"},{"content":"ship","status":"pending","priority":"low"}]`)},
 	}
 }
 

@@ -35,6 +35,7 @@ func TestTools(t *testing.T) {
 		{"question", "question", descriptor.ReadOnly},
 		{"read", "read", descriptor.ReadOnly},
 		{"read_file", "read", descriptor.ReadOnly},
+		{"todowrite", "todowrite", descriptor.Idempotent},
 		{"write", "edit", descriptor.SideEffecting},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
