@@ -35,6 +35,7 @@ func TestTools(t *testing.T) {
 		{"question", "question", descriptor.ReadOnly},
 		{"read", "read", descriptor.ReadOnly},
 		{"read_file", "read", descriptor.ReadOnly},
+		{"skill", "skill", descriptor.ReadOnly},
 		{"todowrite", "todowrite", descriptor.Idempotent},
 		{"write", "edit", descriptor.SideEffecting},
 	}
