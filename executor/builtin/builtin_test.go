@@ -37,6 +37,7 @@ func TestTools(t *testing.T) {
 		{"read_file", "read", descriptor.ReadOnly},
 		{"skill", "skill", descriptor.ReadOnly},
 		{"todowrite", "todowrite", descriptor.Idempotent},
+		{"webfetch", "webfetch", descriptor.ReadOnly},
 		{"write", "edit", descriptor.SideEffecting},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
