@@ -13,8 +13,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -71,11 +73,26 @@ func (f *connFlags) dial() (*nats.Conn, error) {
 }
 
 // tools is the process layer this binary installs; withTest adds the test
-// tools (engine serve --test-tools).
-func tools(withTest bool) (*executor.Registry, error) {
+// tools (engine serve --test-tools). websearch is installed only when the
+// user configuration file names a search endpoint (websearch.endpoint): the
+// catalogue is the host's, so a project file's endpoint does not install it.
+func tools(withTest bool, userFile string) (*executor.Registry, error) {
 	ts, err := builtin.Tools()
 	if err != nil {
 		return nil, err
+	}
+	if userFile != "" {
+		f, err := config.Load(userFile, gate.SourceUser)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil && f.WebsearchEndpoint != "" {
+			ws, err := builtin.Websearch(f.WebsearchEndpoint)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", userFile, err)
+			}
+			ts = append(ts, ws)
+		}
 	}
 	if withTest {
 		more, err := builtin.TestTools()
@@ -143,7 +160,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		return nil, err
 	}
 	o.dataDir = data
-	reg, err := tools(o.testTools)
+	reg, err := tools(o.testTools, loader(o.dataDir).UserFile)
 	if err != nil {
 		return nil, err
 	}
