@@ -144,6 +144,9 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg 
 		return refuse(executor.InvalidInput(err.Error()))
 	}
 	c.tool, c.prepared = tool, prepared
+	// Whatever the verdict, it records what the call saw (edit: the digest the
+	// approver is shown); set last, as block replaces the verdict.
+	defer func() { c.verdict.Observed = prepared.Observed() }()
 	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, e.saved(cfg.project))
 	switch v.Kind {
 	case gate.KindAllow:

@@ -155,6 +155,9 @@ func (e PermissionDecided) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if e.Observed != "" {
+		b = appendString(appendKey(b, "observed", false), e.Observed)
+	}
 	return append(b, '}'), nil
 }
 

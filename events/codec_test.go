@@ -24,7 +24,7 @@ func sampleCommit() *events.Commit {
 			events.ToolCallRequested{CallID: "c1", Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Identity: "i"},
 			events.PermissionDecided{CallID: "c1", Verdict: events.VerdictBlock, Reason: "no",
 				Rule:     &events.Rule{Action: "echo", Resource: "*", Effect: "deny", Source: "run"},
-				Requests: []events.Request{{Action: "echo", Resources: []string{"hi"}, Save: []string{"*"}}}},
+				Requests: []events.Request{{Action: "echo", Resources: []string{"hi"}, Save: []string{"*"}}}, Observed: "sha256:ab"},
 			events.ToolCallStarted{CallID: "c1", Attempt: 1},
 			events.ToolResultRecorded{CallID: "c1", Parts: []events.Part{{Type: "text", Text: "hi"}}, IsError: true},
 			events.StepFinalized{Calls: 1},

@@ -112,6 +112,10 @@ type PermissionDecided struct {
 	Reason   string    `json:"reason,omitempty"`
 	Rule     *Rule     `json:"rule,omitempty"`
 	Requests []Request `json:"requests,omitempty"`
+	// Observed is what the tool saw of the world when the call was decided
+	// (edit: the file's digest); the call is refused when it runs if the
+	// world changed meanwhile, however late the approval came.
+	Observed string `json:"observed,omitempty"`
 }
 
 // ToolCallStarted is committed before the effect of a call that is not

@@ -18,4 +18,8 @@ type Call struct {
 	// Answers are a human's reply to the call's input ticket (tools that
 	// await input, see AwaitsInput); empty otherwise.
 	Answers json.RawMessage `json:"answers,omitempty"`
+	// Observed is what the tool saw when the call was decided (see
+	// WithObserve): set by Prepare on a first decision, and handed back by
+	// the engine when an approved or recovered call is prepared again.
+	Observed string `json:"observed,omitempty"`
 }

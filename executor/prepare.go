@@ -17,6 +17,7 @@ type handler[In, Out any] struct {
 	tool     *Tool
 	fn       func(ctx context.Context, c Call, in In) (Out, error)
 	requests func(c Call, in In) ([]descriptor.Request, error)
+	observe  func(c Call, in In) (string, error) // nil unless WithObserve
 	outKind  outKind
 	flat     *flatDecoder // nil unless In is a flat struct
 	simple   *simpleInput // nil unless In's schema is plain as well
@@ -61,7 +62,12 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
-	p := &Prepared{requests: reqs}
+	if h.observe != nil && c.Observed == "" {
+		if c.Observed, err = h.observe(c, in); err != nil {
+			return nil, h.inputError(err.Error(), err)
+		}
+	}
+	p := &Prepared{requests: reqs, observed: c.Observed}
 	p.run = func(ctx context.Context) Result { return h.settle(ctx, c, in) }
 	return p, nil
 }

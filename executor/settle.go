@@ -13,8 +13,14 @@ import (
 // holds while it asks the gate; it has not run anything yet.
 type Prepared struct {
 	requests []descriptor.Request
+	observed string
 	run      func(ctx context.Context) Result
 }
+
+// Observed returns what the call saw when it was decided (see WithObserve),
+// for the engine to record with the verdict; "" for tools that observe
+// nothing.
+func (p *Prepared) Observed() string { return p.observed }
 
 // Requests returns the permission requests the call raises. The slice may be shared
 // with other calls of the same tool: do not modify it.

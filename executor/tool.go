@@ -31,6 +31,7 @@ type options struct {
 	awaits   bool
 	desc     []descriptor.Option
 	requests any // func(Call, In) ([]descriptor.Request, error), checked by New
+	observe  any // func(Call, In) (string, error), checked by New
 }
 
 // WithEffect sets the tool's effect class (default: side_effecting).
@@ -57,6 +58,17 @@ func WithAction(action string) Option {
 // with ErrRequestsType otherwise.
 func WithRequests[In any](f func(c Call, in In) ([]descriptor.Request, error)) Option {
 	return func(o *options) { o.requests = f }
+}
+
+// WithObserve records what a call saw at decision time: f runs when a call
+// is first prepared, and its value is kept in the log with the verdict
+// (PermissionDecided.Observed) and handed to the tool as Call.Observed
+// however late the call runs — after an approval, on another host. A tool
+// compares it with the world to refuse acting on what the human did not
+// see. An error refuses the call as invalid input. In must be the tool's
+// input type; New fails with ErrRequestsType otherwise.
+func WithObserve[In any](f func(c Call, in In) (string, error)) Option {
+	return func(o *options) { o.observe = f }
 }
 
 // New builds a tool from a typed handler: the one adapter from a typed tool to the raw
@@ -97,6 +109,14 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 		h.requests = f
 	default:
 		return nil, fmt.Errorf("tool %s: %w: got %T, want func(executor.Call, %s) ([]descriptor.Request, error)",
+			name, ErrRequestsType, f, reflect.TypeFor[In]())
+	}
+	switch f := o.observe.(type) {
+	case nil:
+	case func(Call, In) (string, error):
+		h.observe = f
+	default:
+		return nil, fmt.Errorf("tool %s: %w: got %T, want func(executor.Call, %s) (string, error)",
 			name, ErrRequestsType, f, reflect.TypeFor[In]())
 	}
 	t.prepare = h.prepare

@@ -30,6 +30,7 @@ func TestTools(t *testing.T) {
 		{"bash", "bash", descriptor.SideEffecting},
 		{"echo", "echo", descriptor.ReadOnly},
 		{"echo_fx", "echo_fx", descriptor.SideEffecting},
+		{"edit", "edit", descriptor.SideEffecting},
 		{"glob", "glob", descriptor.ReadOnly},
 		{"grep", "grep", descriptor.ReadOnly},
 		{"question", "question", descriptor.ReadOnly},
