@@ -7,7 +7,7 @@ import "github.com/stepgate/stepgate/executor"
 // glob, grep, question, read, read_file and write.
 func Tools() ([]*executor.Tool, error) {
 	var tools []*executor.Tool
-	for _, build := range []func() (*executor.Tool, error){Bash, Echo, EchoFx, Edit, Glob, Grep, QuestionTool, Read, ReadFile, Skill, TodoWrite, Webfetch, Write} {
+	for _, build := range []func() (*executor.Tool, error){ApplyPatch, Bash, Echo, EchoFx, Edit, Glob, Grep, QuestionTool, Read, ReadFile, Skill, TodoWrite, Webfetch, Write} {
 		t, err := build()
 		if err != nil {
 			return nil, err

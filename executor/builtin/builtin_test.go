@@ -27,6 +27,7 @@ func TestTools(t *testing.T) {
 		got = append(got, row{d.Name, d.Action, d.Effect})
 	}
 	want := []row{
+		{"apply_patch", "edit", descriptor.SideEffecting},
 		{"bash", "bash", descriptor.SideEffecting},
 		{"echo", "echo", descriptor.ReadOnly},
 		{"echo_fx", "echo_fx", descriptor.SideEffecting},
