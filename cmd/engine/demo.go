@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,16 +9,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 )
 
 // runDemo is `engine demo`: a full run on an embedded server in a temporary
-// directory — allowed and blocked calls, then a call that asks, so the run
-// waits for a human — then the engine stops, a new engine process starts on
-// the same data, the ticket is approved there, the call runs, the run
-// finishes, and the rebuilt projection shows the whole run.
+// directory, with the real tools — glob, grep and read allowed, a read of a
+// secret blocked, an unknown tool refused, a large bash output spilled to a
+// file and paged with read — then an edit and a bash command that ask, so
+// the run waits for a human. The engine stops, a new engine process starts
+// on the same data, approves the edit and rejects the command with
+// feedback, the run finishes, and the rebuilt projection shows it all.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr)
 	keep := fs.Bool("keep", false, "keep the temporary directory and print its path")
@@ -35,6 +40,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	ws := filepath.Join(dir, "workspace")
 	files := map[string]string{
+		"main.go":       "package main\n\n// TODO: bump before the release\nconst version = \"0.9\"\n",
 		"notes.txt":     "Ship the release on Friday.\n",
 		"secrets/token": "do-not-leak\n",
 	}
@@ -55,33 +61,62 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if e != nil {
+			e.close()
+		}
+	}()
 	p := newPrinter(stdout, false)
 	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: ws, Project: "demo", Rules: []gate.Rule{
 		{Action: "read", Resource: "secrets/*", Effect: gate.Deny},
-		{Action: "echo_fx", Resource: "deploy *", Effect: gate.Ask},
+		{Action: "edit", Resource: "*", Effect: gate.Ask},
+		{Action: "bash", Resource: "git push *", Effect: gate.Ask},
 	}})
 	if err != nil {
-		e.close()
 		return err
 	}
 	p.started(info)
-	say("   rules: the build agent's defaults, plus this run's: deny read secrets/*, ask echo_fx \"deploy *\"")
-	before := [][]commands.CallRequest{
-		{demoCall("c1", "echo", map[string]string{"text": "hello from the model"}),
-			demoCall("c2", "read_file", map[string]string{"path": "notes.txt"})},
-		{demoCall("c3", "read_file", map[string]string{"path": "secrets/token"}),
-			demoCall("c4", "rm", map[string]string{"path": "notes.txt"}),
-			demoCall("c5", "echo_fx", map[string]string{"text": "deploy to production"})},
-	}
-	for i, calls := range before {
-		out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: i + 1, Calls: calls})
+	say("   rules: the build agent's defaults, plus this run's: deny read secrets/*, ask edit, ask bash \"git push *\"")
+	submit := func(n int, calls ...commands.CallRequest) error {
+		out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: calls})
 		if err != nil {
-			e.close()
 			return err
 		}
 		p.step(out)
+		return nil
 	}
-	if err := e.close(); err != nil {
+	if err := submit(1,
+		demoCall("c1", "glob", map[string]string{"pattern": "**/*.go"}),
+		demoCall("c2", "grep", map[string]string{"pattern": "TODO"}),
+		demoCall("c3", "read", map[string]string{"path": "notes.txt"})); err != nil {
+		return err
+	}
+	if err := submit(2,
+		demoCall("c4", "read", map[string]string{"path": "secrets/token"}),
+		demoCall("c5", "rm", map[string]string{"path": "notes.txt"}),
+		demoCall("c6", "bash", map[string]string{"command": "seq 1 5000"})); err != nil {
+		return err
+	}
+	r, err := e.host.Show(ctx, commands.ShowRequest{Run: info.Run})
+	if err != nil {
+		return err
+	}
+	spilled := r.Steps[1].Calls[2].Result.Files
+	if len(spilled) != 1 {
+		return fmt.Errorf("demo: the large output was not spilled to a file")
+	}
+	say("   c6's 5000 lines went to %s; the model pages through it with read:", spilled[0])
+	if err := submit(3, demoCall("c7", "read", map[string]any{"path": spilled[0], "offset": 4999, "limit": 5})); err != nil {
+		return err
+	}
+	if err := submit(4,
+		demoCall("c8", "edit", map[string]string{"path": "main.go", "oldString": `version = "0.9"`, "newString": `version = "1.0"`}),
+		demoCall("c9", "bash", map[string]string{"command": "git push --force"})); err != nil {
+		return err
+	}
+	err = e.close()
+	e = nil
+	if err != nil {
 		return err
 	}
 	say("== the run waits for a human; the engine stops")
@@ -91,7 +126,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	child := exec.CommandContext(ctx, self, "demo-resume", "--data", opts.dataDir, "--run", info.Run, "--step", fmt.Sprint(len(before)+1))
+	child := exec.CommandContext(ctx, self, "demo-resume", "--data", opts.dataDir, "--run", info.Run, "--step", "5")
 	child.Stdout, child.Stderr = stdout, stderr
 	if err := child.Run(); err != nil {
 		return fmt.Errorf("the second engine process: %w", err)
@@ -100,8 +135,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // runDemoResume is the demo's second engine process (a hidden verb): it
-// opens the data the first one left, approves the pending ticket, lets the
-// call run, finishes the run and shows it.
+// opens the data the first one left, approves the pending edit, rejects the
+// bash command with feedback, reads the edited file, finishes the run and
+// shows it.
 func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo-resume", stderr)
 	data := fs.String("data", "", "the demo's data directory")
@@ -123,17 +159,29 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	// The edit is approved first: a rejection with feedback also settles the
+	// step's other pending calls as not run.
+	slices.SortStableFunc(tickets, func(a, b commands.TicketView) int {
+		return cmp.Compare(boolInt(a.Tool == "bash"), boolInt(b.Tool == "bash"))
+	})
 	for _, t := range tickets {
 		say("   pending ticket %s: %s %s (step %d)", t.ID, t.Tool, string(t.Args), t.Step)
-		res, err := e.host.Reply(ctx, commands.ReplyRequest{Ticket: t.ID, Reply: "once", Principal: "demo-operator"})
+		req := commands.ReplyRequest{Ticket: t.ID, Reply: events.ReplyOnce, Principal: "demo-operator"}
+		if t.Tool == "bash" {
+			req.Reply, req.Message = events.ReplyReject, "no force pushes; open a pull request instead"
+		}
+		res, err := e.host.Reply(ctx, req)
 		if err != nil {
 			return err
 		}
-		say("   approved once by demo-operator; the call ran and step %d is final:", res.Step)
-		p.step(res.Outcome)
+		say("   %s by demo-operator", map[bool]string{true: "approved once", false: "rejected with feedback"}[res.Approved])
+		if res.Outcome != nil {
+			say("   every ticket of step %d is answered; the approved call ran and the step is final:", res.Step)
+			p.step(res.Outcome)
+		}
 	}
 	out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: *run, Step: *next,
-		Calls: []commands.CallRequest{demoCall("c6", "echo_fx", map[string]string{"text": "write the release notes"})}})
+		Calls: []commands.CallRequest{demoCall("c10", "grep", map[string]string{"pattern": "version ="})}})
 	if err != nil {
 		return err
 	}
@@ -150,6 +198,13 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	timeline(stdout, r)
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func demoCall(id, tool string, args any) commands.CallRequest {

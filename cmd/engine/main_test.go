@@ -72,15 +72,20 @@ func TestDemo(t *testing.T) {
 	}
 	out := stdout.String()
 	for _, want := range []string{
-		"allow   hello from the model",
+		"c2   grep       allow   main.go:3: // TODO: bump before the release",
 		`blocked: denied by rule read "secrets/*" (run override)`,
 		"Unknown tool: rm",
-		"step 2 awaits a human",
+		"c6's 5000 lines went to ",
+		"5000\t5000",
+		"(exit code 0)",
+		"step 4 awaits a human",
 		"the run waits for a human; the engine stops",
 		"a new engine process starts on the same data",
 		"approved once by demo-operator",
-		"c5   echo_fx    confirm deploy to production",
-		"c6   echo_fx    allow   write the release notes",
+		"rejected with feedback by demo-operator",
+		"c8   edit       confirm Edited main.go: 1 replacement",
+		"c9   bash       confirm The user rejected this call: no force pushes; open a pull request instead",
+		`c10  grep       allow   main.go:4: const version = "1.0"`,
 		"(permission): once by demo-operator",
 		"ended (completed)",
 	} {
