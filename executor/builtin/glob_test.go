@@ -1,7 +1,6 @@
 package builtin_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,14 +30,7 @@ func TestGlob(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(in builtin.GlobInput) string {
-		t.Helper()
-		p, err := prepare(t, tool, loc, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Run(context.Background()).Text()
-	}
+	run := func(in builtin.GlobInput) string { t.Helper(); return runText(t, tool, loc, in) }
 	tests := []struct {
 		why  string
 		in   builtin.GlobInput

@@ -1,9 +1,6 @@
 package builtin_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,23 +29,8 @@ func TestGrep(t *testing.T) {
 		"lib/{a,b}.go":   "// TODO: literal braces\n",
 		"lib/a.go":       "// TODO: a\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(loc, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := func(in builtin.GrepInput) string {
-		t.Helper()
-		p, err := prepare(t, tool, loc, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Run(context.Background()).Text()
-	}
+	writeTree(t, loc, files)
+	run := func(in builtin.GrepInput) string { t.Helper(); return runText(t, tool, loc, in) }
 	tests := []struct {
 		why  string
 		in   builtin.GrepInput

@@ -25,15 +25,7 @@ func TestSkill(t *testing.T) {
 		".agents/skills/review/SKILL.md":            "Read the diff twice.\n",
 		".agents/skills/notes/README.md":            "no SKILL.md: not a skill\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(loc, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, loc, files)
 	if err := os.WriteFile(filepath.Join(outside, "SKILL.md"), []byte("outside the workspace"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,31 @@ func prepare(t *testing.T, tool *executor.Tool, loc string, in any) (*executor.P
 	return tool.Prepare(executor.Call{Location: loc}, args)
 }
 
+// writeTree writes files (slash-separated paths relative to dir → content),
+// creating their directories.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runText prepares and runs one call and returns the text the model reads.
+func runText(t *testing.T, tool *executor.Tool, loc string, in any) string {
+	t.Helper()
+	p, err := prepare(t, tool, loc, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Run(context.Background()).Text()
+}
+
 func TestWrite(t *testing.T) {
 	tool, err := builtin.Write()
 	if err != nil {
