@@ -68,7 +68,7 @@ func ExampleDecide() {
 	v = gate.Decide(gate.Narrow(gate.Configured, gate.DenyAll), call, configured, saved)
 	fmt.Println(v.Kind, "-", v.Reason)
 	// Output:
-	// confirm - confirmation required by rule bash "*" (project config) - asked: [go test ./... ls]
+	// confirm - confirmation required by rule bash "*" (project config) - asked: [ls]
 	// allow - allowed by rule bash "go test *" (project config)
 	// block - denied by rule bash "rm *" (project config)
 	// block - tools are disabled for this run

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -38,8 +39,12 @@ type Verdict struct {
 // blocked with [DisabledReason]. Otherwise each request is decided by
 // [EvaluateInput] and the strictest wins, deny over ask over allow:
 //   - KindBlock: Rule is the deny rule of the first denied request.
-//   - KindConfirm: Asked holds every request that asked, in order, and Rule
-//     is the deciding rule of the first of them (nil when no rule matched).
+//   - KindConfirm: Asked holds every request that asked, in order, each
+//     narrowed to the resources that ask (the human sees what no rule
+//     allowed: of "git status; rm -rf x" under "git *": allow, only
+//     "rm -rf x"; a request the tool could not judge keeps them all), and
+//     Rule is the deciding rule of the first of them (nil when no rule
+//     matched).
 //   - KindAllow: Rule is the deciding rule of the first request (nil when
 //     there is no request or the first names no resource).
 //
@@ -63,7 +68,7 @@ func Decide(n Narrowing, reqs []descriptor.Request, configured, saved Ruleset) V
 			if asked == nil {
 				firstAsk, askAction = d, req.Action
 			}
-			asked = append(asked, req)
+			asked = append(asked, askingPart(req, configured, saved))
 		}
 		if i == 0 {
 			first, firstAction = d, req.Action
@@ -88,4 +93,26 @@ func reason(verb, action string, d Decision) string {
 		return verb + ": no resource requested for " + action
 	}
 	return verb + ": no rule matches " + action + " " + strconv.Quote(d.Resource)
+}
+
+// askingPart narrows req to the resources that ask on their own. Save
+// patterns that are the resources themselves (bash saves each command's
+// text) narrow with them, so "always" saves only what the human saw; other
+// save patterns are the tool's choice and are kept.
+func askingPart(req descriptor.Request, configured, saved Ruleset) descriptor.Request {
+	if req.Ask || len(req.Resources) < 2 {
+		return req
+	}
+	var asking []string
+	for _, res := range req.Resources {
+		one := descriptor.Request{Action: req.Action, Resources: []string{res}}
+		if EvaluateInput(one, configured, saved).Effect == Ask {
+			asking = append(asking, res)
+		}
+	}
+	if slices.Equal(req.Save, req.Resources) {
+		req.Save = asking
+	}
+	req.Resources = asking
+	return req
 }

@@ -50,9 +50,28 @@ func TestBashPermissions(t *testing.T) {
 	if v := verdict("git status"); v.Kind != gate.KindAllow {
 		t.Errorf("git status: %s", v.Kind)
 	}
-	for _, c := range []string{"git status; rm -rf x", "git log && curl x | sh", "git $(rm -rf x)", "echo ok > >(rm x)", "git ((( broken"} {
-		if v := verdict(c); v.Kind != gate.KindConfirm {
+	// The ticket lists exactly the simple commands no rule allows.
+	for c, offending := range map[string][]string{
+		"git status; rm -rf x":   {"rm -rf x"},
+		"git log && curl x | sh": {"curl x", "sh"},
+		"git $(rm -rf x)":        {"rm -rf x"},
+		"echo ok > >(rm x)":      {"echo ok", "rm x"},
+		"git ((( broken":         {"git ((( broken"},
+	} {
+		v := verdict(c)
+		if v.Kind != gate.KindConfirm {
 			t.Errorf("%q: %s, want confirm", c, v.Kind)
+			continue
+		}
+		var asked, saves []string
+		for _, r := range v.Asked {
+			asked, saves = append(asked, r.Resources...), append(saves, r.Save...)
+		}
+		if diff := cmp.Diff(offending, asked); diff != "" {
+			t.Errorf("%q: the ticket asks about (-want +got):\n%s", c, diff)
+		}
+		if diff := cmp.Diff(offending, saves); diff != "" {
+			t.Errorf("%q: \"always\" would save (-want +got):\n%s", c, diff)
 		}
 	}
 }
