@@ -31,7 +31,7 @@ type GlobInput struct {
 // external_directory for a directory outside the location).
 func Glob() (*executor.Tool, error) {
 	return executor.New("glob",
-		"Find files by name with a glob pattern (** matches any number of directories). Returns paths relative to the workspace, most recently modified first, at most limit (default 100).",
+		"Find files by name with a glob pattern (** matches any number of directories; at most 8 {a,b} groups). Returns paths relative to the workspace, most recently modified first, at most limit (default 100).",
 		globFiles, executor.WithEffect(descriptor.ReadOnly),
 		executor.WithRequests(func(c executor.Call, in GlobInput) ([]descriptor.Request, error) {
 			if err := checkGlob("pattern", in.Pattern); err != nil {
