@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -60,6 +61,23 @@ func fetchURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// redirectError stops a redirect to another host: the permission asked was
+// for the URL the model named, not wherever it leads.
+type redirectError struct{ to string }
+
+func (e *redirectError) Error() string { return "redirect to another host: " + e.to }
+
+// sameHost follows redirects within the URL's host only (at most 10).
+func sameHost(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Host != via[0].URL.Host {
+		return &redirectError{to: req.URL.String()}
+	}
+	return nil
+}
+
 func fetch(ctx context.Context, _ executor.Call, in WebfetchInput) (string, error) {
 	u, err := fetchURL(in.URL)
 	if err != nil {
@@ -77,8 +95,11 @@ func fetch(ctx context.Context, _ executor.Call, in WebfetchInput) (string, erro
 	}
 	req.Header.Set("User-Agent", "Stepgate-webfetch/1")
 	req.Header.Set("Accept", "text/markdown;q=1.0, text/plain;q=0.9, text/html;q=0.8, */*;q=0.1")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{CheckRedirect: sameHost}).Do(req)
 	if err != nil {
+		if to, ok := errors.AsType[*redirectError](err); ok {
+			return "", fmt.Errorf("fetch %s: it redirects to another host, %s; fetch that URL to follow it (it needs its own permission)", u, to.to)
+		}
 		if ctx.Err() == context.DeadlineExceeded {
 			return "", fmt.Errorf("fetch %s: no answer within %s", u, timeout)
 		}

@@ -49,6 +49,10 @@ func TestWebfetch(t *testing.T) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write([]byte("\x89PNG\r\n"))
 	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/plain", http.StatusFound) })
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://example.invalid/x", http.StatusFound)
+	})
 	mux.HandleFunc("/slow", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -65,6 +69,9 @@ func TestWebfetch(t *testing.T) {
 			"Stepgate\n\nCalls are checked, then run.\n\n- one\n- two x\n\na  b\nc", false},
 		{"HTML as is", builtin.WebfetchInput{URL: srv.URL + "/page", Format: "html"}, page, false},
 		{"plain text", builtin.WebfetchInput{URL: srv.URL + "/plain"}, "just text\n", false},
+		{"a redirect on the same host is followed", builtin.WebfetchInput{URL: srv.URL + "/moved"}, "just text\n", false},
+		{"a redirect to another host is not", builtin.WebfetchInput{URL: srv.URL + "/away"},
+			"fetch " + srv.URL + "/away: it redirects to another host, http://example.invalid/x; fetch that URL to follow it (it needs its own permission)", true},
 		{"an error status", builtin.WebfetchInput{URL: srv.URL + "/missing"}, "fetch " + srv.URL + "/missing: 404 Not Found", true},
 		{"over 5 MiB", builtin.WebfetchInput{URL: srv.URL + "/big"}, "fetch " + srv.URL + "/big: the body is over the 5 MiB limit", true},
 		{"not text", builtin.WebfetchInput{URL: srv.URL + "/image"}, "fetch " + srv.URL + "/image: content type image/png is not text", true},
