@@ -65,17 +65,9 @@ func htmlToText(r io.Reader, markdown bool) string {
 				if markdown {
 					b.WriteString("```\n")
 				}
-			case atom.Code:
+			case atom.Code, atom.Strong, atom.B, atom.Em, atom.I:
 				if markdown && pre == 0 {
-					b.WriteString("`")
-				}
-			case atom.Strong, atom.B:
-				if markdown {
-					b.WriteString("**")
-				}
-			case atom.Em, atom.I:
-				if markdown {
-					b.WriteString("_")
+					b.WriteString(inlineMark(a))
 				}
 			case atom.A:
 				target := ""
@@ -117,17 +109,9 @@ func htmlToText(r io.Reader, markdown bool) string {
 					b.WriteString("\n```")
 				}
 				b.WriteString("\n\n")
-			case atom.Code:
+			case atom.Code, atom.Strong, atom.B, atom.Em, atom.I:
 				if markdown && pre == 0 {
-					b.WriteString("`")
-				}
-			case atom.Strong, atom.B:
-				if markdown {
-					b.WriteString("**")
-				}
-			case atom.Em, atom.I:
-				if markdown {
-					b.WriteString("_")
+					b.WriteString(inlineMark(a))
 				}
 			case atom.A:
 				if n := len(href); n > 0 {
@@ -139,6 +123,17 @@ func htmlToText(r io.Reader, markdown bool) string {
 			}
 		}
 	}
+}
+
+// inlineMark is the Markdown that opens and closes an inline element.
+func inlineMark(a atom.Atom) string {
+	switch a {
+	case atom.Strong, atom.B:
+		return "**"
+	case atom.Em, atom.I:
+		return "_"
+	}
+	return "`"
 }
 
 var (
