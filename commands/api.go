@@ -36,8 +36,10 @@ type StartRunRequest struct {
 	// call is blocked.
 	DisableTools bool `json:"disable_tools,omitempty"`
 	// TicketTTL bounds how long a confirmation waits for an answer (a Go
-	// duration such as "15m"); empty waits for ever. An expired ticket
-	// settles as "Approval expired before an answer; the call did not run."
+	// duration such as "15m"). The agent's configured ticket_ttl applies
+	// too: the shorter wins; with neither, tickets wait for ever. An
+	// expired ticket settles as "Approval expired before an answer; the
+	// call did not run."
 	TicketTTL string `json:"ticket_ttl,omitempty"`
 }
 

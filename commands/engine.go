@@ -51,6 +51,9 @@ type Config struct {
 type Policy struct {
 	Rules  gate.Ruleset
 	Limits events.OutputLimits
+	// TicketTTL is how long the agent's confirmations wait; 0 for as long
+	// as it takes. A run may ask for less, never more.
+	TicketTTL time.Duration
 }
 
 // Engine handles commands against one log. All methods are safe for
@@ -200,6 +203,6 @@ func LoaderPolicy(l config.Loader, log *slog.Logger) func(agent, location string
 		if err != nil {
 			log.Warn("configuration: the agent is denied everything", "agent", agent, "location", location, "err", err)
 		}
-		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}}
+		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}, TicketTTL: eff.TicketTTL}
 	}
 }

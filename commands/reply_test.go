@@ -373,3 +373,34 @@ func TestRuleTicketTTL(t *testing.T) {
 		t.Errorf("a ticket_ttl on a deny rule: %v, want invalid_input", err)
 	}
 }
+
+// The agent's configured ticket_ttl bounds its tickets; a run may ask for
+// a shorter wait, never a longer one.
+func TestAgentTicketTTL(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	h := startHostCfg(t, s, registry(t, &cnt), commands.Config{Host: "h1", Clock: clock.Now,
+		Policy: func(string, string) commands.Policy {
+			return commands.Policy{TicketTTL: 30 * time.Minute, Rules: gate.Ruleset{
+				{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceUser},
+				{Action: "count_fx", Resource: "ask *", Effect: gate.Ask, Source: gate.SourceUser}}}
+		}})
+	ctx := ctxT(t)
+	for _, tc := range []struct {
+		runTTL string
+		want   time.Duration
+	}{{"", 30 * time.Minute}, {"10m", 10 * time.Minute}, {"2h", 30 * time.Minute}} {
+		info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(), TicketTTL: tc.runTTL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{call("a", "count_fx", text{"ask me"})}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := out.Tickets[0].Deadline; d == nil || !d.Equal(clock.now.Add(tc.want)) {
+			t.Errorf("run ticket_ttl %q under the agent's 30m: deadline %v, want +%s", tc.runTTL, d, tc.want)
+		}
+	}
+}

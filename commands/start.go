@@ -45,6 +45,9 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 		return nil, fmt.Errorf("project %q: letters, digits, - and _ only, at most 64: %w", req.Project, ErrInvalidRequest)
 	}
 	pol := e.cfg.Policy(req.Agent, req.Location)
+	if pol.TicketTTL > 0 && (ttl == 0 || ttl > pol.TicketTTL) {
+		ttl = pol.TicketTTL // the configuration's deadline; a run may only shorten it
+	}
 	rules := slices.Clone(pol.Rules)
 	limits := e.cfg.Limits
 	if pol.Limits.MaxLines > 0 {

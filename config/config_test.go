@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/config"
@@ -73,6 +74,8 @@ func TestParseErrorsNameFileLineAndKey(t *testing.T) {
 		{"a bad effect in the list form", "agents:\n  build:\n    permission:\n      - action: read\n        effect: sometimes\n", `agents.build.permission[0].effect: effect "sometimes"`},
 		{"a bad number", "tool_output:\n  max_lines: lots\n", `p.yaml:2: tool_output.max_lines: want a positive whole number, got "lots"`},
 		{"an unknown tool_output key", "tool_output:\n  max_files: 3\n", "p.yaml:2: tool_output.max_files: unknown key"},
+		{"a bad agent ticket_ttl", "agents:\n  build:\n    ticket_ttl: soon\n", "p.yaml:3: agents.build.ticket_ttl: want a positive duration such as 30m"},
+		{"a negative agent ticket_ttl", "agents:\n  build:\n    ticket_ttl: -5m\n", "agents.build.ticket_ttl: want a positive duration"},
 		{"not YAML", "agents: [\n", "p.yaml:"},
 	}
 	for _, tt := range tests {
@@ -150,4 +153,33 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An agent's ticket_ttl comes from the last layer that sets it, and does
+// not by itself define the agent.
+func TestAgentTicketTTL(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.yaml")
+	loc := filepath.Join(dir, "project")
+	if err := os.MkdirAll(filepath.Join(loc, ".stepgate"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(user, "agents:\n  build:\n    ticket_ttl: 2h\n  ghost:\n    ticket_ttl: 1m\n")
+	l := config.Loader{UserFile: user}
+	if eff, err := l.Effective("build", loc); err != nil || eff.TicketTTL != 2*time.Hour {
+		t.Errorf("user file: ticket_ttl %v, %v; want 2h", eff.TicketTTL, err)
+	}
+	write(config.ProjectFile(loc), "agents:\n  build:\n    ticket_ttl: 15m\n")
+	if eff, err := l.Effective("build", loc); err != nil || eff.TicketTTL != 15*time.Minute {
+		t.Errorf("project file after the user's: ticket_ttl %v, %v; want 15m", eff.TicketTTL, err)
+	}
+	if eff, err := l.Effective("ghost", loc); err == nil || gate.Evaluate("read", "x", eff.Rules).Effect != gate.Deny {
+		t.Errorf("an agent with a ticket_ttl and no rules: %+v, %v; want deny-all and an error", eff, err)
+	}
 }

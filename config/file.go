@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -18,6 +19,9 @@ type File struct {
 	Path string
 	// Agents maps an agent's name to its rules in this layer, in file order.
 	Agents map[string]gate.Ruleset
+	// TicketTTL maps an agent's name to how long its confirmations wait for
+	// an answer (agents.NAME.ticket_ttl), when this layer says.
+	TicketTTL map[string]time.Duration
 	// MaxLines and MaxBytes bound tool output (tool_output.max_lines /
 	// max_bytes); 0 when the layer does not say.
 	MaxLines, MaxBytes int
@@ -143,7 +147,20 @@ func (p *reader) top(f *File, body ast.Node) error {
 func (p *reader) agent(f *File, name string, n ast.Node) error {
 	key := "agents." + name
 	return p.each(n, key, func(k string, kn, v ast.Node) error {
-		if k != "permission" {
+		switch k {
+		case "permission":
+		case "ticket_ttl":
+			s, _ := scalar(v)
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return p.fail(v, key+".ticket_ttl", "want a positive duration such as 30m")
+			}
+			if f.TicketTTL == nil {
+				f.TicketTTL = map[string]time.Duration{}
+			}
+			f.TicketTTL[name] = d // it does not define the agent: its rules do
+			return nil
+		default:
 			return p.fail(kn, key+"."+k, "unknown key")
 		}
 		rules, err := p.permission(v, key+".permission")

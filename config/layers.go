@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/stepgate/stepgate/gate"
 )
@@ -63,6 +64,9 @@ type Effective struct {
 	Rules    gate.Ruleset `json:"rules"`
 	MaxLines int          `json:"max_lines"`
 	MaxBytes int          `json:"max_bytes"`
+	// TicketTTL is how long the agent's confirmations wait (the last layer
+	// that says wins); 0 for as long as it takes.
+	TicketTTL time.Duration `json:"ticket_ttl,omitempty"`
 	// Files are the layers' files, lowest first.
 	Files []string `json:"files"`
 }
@@ -76,6 +80,9 @@ func Resolve(agent string, layers []*File) (e Effective, ok bool) {
 		if rs, has := f.Agents[agent]; has {
 			ok = true
 			e.Rules = append(e.Rules, rs...)
+		}
+		if d, has := f.TicketTTL[agent]; has {
+			e.TicketTTL = d
 		}
 		if f.MaxLines > 0 {
 			e.MaxLines = f.MaxLines

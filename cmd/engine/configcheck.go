@@ -51,6 +51,9 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stdout, "  %-5s %-20s %-28q %s%s\n", r.Effect, r.Action, r.Resource, gate.Source(r.Source).Label(), ttl)
 	}
+	if eff.TicketTTL > 0 {
+		fmt.Fprintf(stdout, "  ticket_ttl %s\n", eff.TicketTTL)
+	}
 	if eff.MaxLines > 0 || eff.MaxBytes > 0 {
 		fmt.Fprintf(stdout, "  tool_output max_lines %d max_bytes %d\n", eff.MaxLines, eff.MaxBytes)
 	}
