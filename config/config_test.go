@@ -137,6 +137,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(specExample)
 	f.Add("agents:\n  build:\n    permission:\n      - { action: bash, resource: \"git *\", effect: allow }\n")
 	f.Add(`{"tool_output": {"max_lines": 1}}`)
+	f.Add("agents:\n  build:\n    ticket_ttl: 90s\n    permission: { read: ask }\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		file, err := config.Parse("f.yaml", []byte(text), gate.SourceUser)
 		if err != nil {
