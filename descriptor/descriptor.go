@@ -66,42 +66,50 @@ func (d Descriptor) WithDefaults() Descriptor {
 // compiles and describes an object, and that the output schema, if present, compiles.
 // It returns the first problem found, wrapping one of the package's sentinels.
 func (d Descriptor) Validate() error {
-	if err := ValidateName(d.Name); err != nil {
-		return err
-	}
-	if d.Action != "" && !validName(d.Action) {
-		return fmt.Errorf("tool %s: %w %q", d.Name, ErrInvalidAction, d.Action)
-	}
-	if d.Effect != "" && !d.Effect.Valid() {
-		return fmt.Errorf("tool %s: %w %q", d.Name, ErrInvalidEffect, d.Effect)
-	}
-	if err := validateInputSchema(d.InputSchema); err != nil {
-		return fmt.Errorf("tool %s: input schema: %w", d.Name, err)
-	}
-	if hasSchema(d.OutputSchema) {
-		if _, err := Compile(d.OutputSchema); err != nil {
-			return fmt.Errorf("tool %s: output schema: %w", d.Name, err)
-		}
-	}
-	return nil
+	_, _, err := d.Schemas()
+	return err
 }
 
-// validateInputSchema requires an object schema: the model always sends an object
-// of arguments, and `null` arguments are read as {}.
-func validateInputSchema(raw json.RawMessage) error {
-	if !hasSchema(raw) {
-		return fmt.Errorf("%w: missing", ErrInvalidSchema)
+// Schemas validates d as Validate does and returns its compiled input and
+// output schemas (output nil when d has none), compiling each once.
+func (d Descriptor) Schemas() (in, out *Schema, err error) {
+	if err := ValidateName(d.Name); err != nil {
+		return nil, nil, err
 	}
-	if _, err := Compile(raw); err != nil {
-		return err
+	if d.Action != "" && !validName(d.Action) {
+		return nil, nil, fmt.Errorf("tool %s: %w %q", d.Name, ErrInvalidAction, d.Action)
+	}
+	if d.Effect != "" && !d.Effect.Valid() {
+		return nil, nil, fmt.Errorf("tool %s: %w %q", d.Name, ErrInvalidEffect, d.Effect)
+	}
+	if in, err = compileInputSchema(d.InputSchema); err != nil {
+		return nil, nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+	}
+	if hasSchema(d.OutputSchema) {
+		if out, err = Compile(d.OutputSchema); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: output schema: %w", d.Name, err)
+		}
+	}
+	return in, out, nil
+}
+
+// compileInputSchema requires an object schema: the model always sends an object
+// of arguments, and `null` arguments are read as {}.
+func compileInputSchema(raw json.RawMessage) (*Schema, error) {
+	if !hasSchema(raw) {
+		return nil, fmt.Errorf("%w: missing", ErrInvalidSchema)
+	}
+	s, err := Compile(raw)
+	if err != nil {
+		return nil, err
 	}
 	var root struct {
 		Type any `json:"type"`
 	}
 	if err := json.Unmarshal(raw, &root); err != nil || root.Type != "object" {
-		return fmt.Errorf(`%w: the root must have "type": "object"`, ErrInvalidSchema)
+		return nil, fmt.Errorf(`%w: the root must have "type": "object"`, ErrInvalidSchema)
 	}
-	return nil
+	return s, nil
 }
 
 // hasSchema reports whether raw holds a schema at all (absent and JSON null do not).

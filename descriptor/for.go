@@ -35,26 +35,33 @@ func WithEffect(e EffectClass) Option {
 // Recursive types are refused (a self-contained schema of one would be infinite), as
 // are types JSON cannot encode (channels, functions, complex numbers).
 func For[In, Out any](name, description string, opts ...Option) (Descriptor, error) {
+	d, _, _, err := ForCompiled[In, Out](name, description, opts...)
+	return d, err
+}
+
+// ForCompiled is For that also returns the descriptor's compiled input and
+// output schemas, so a caller that needs them compiles nothing again.
+func ForCompiled[In, Out any](name, description string, opts ...Option) (d Descriptor, in, out *Schema, err error) {
 	if err := ValidateName(name); err != nil {
-		return Descriptor{}, err
+		return Descriptor{}, nil, nil, err
 	}
-	in, err := schemaOf(reflect.TypeFor[In]())
+	inRaw, err := schemaOf(reflect.TypeFor[In]())
 	if err != nil {
-		return Descriptor{}, fmt.Errorf("tool %s: input: %w", name, err)
+		return Descriptor{}, nil, nil, fmt.Errorf("tool %s: input: %w", name, err)
 	}
-	out, err := schemaOf(reflect.TypeFor[Out]())
+	outRaw, err := schemaOf(reflect.TypeFor[Out]())
 	if err != nil {
-		return Descriptor{}, fmt.Errorf("tool %s: output: %w", name, err)
+		return Descriptor{}, nil, nil, fmt.Errorf("tool %s: output: %w", name, err)
 	}
-	d := Descriptor{Name: name, Description: description, InputSchema: in, OutputSchema: out}
+	d = Descriptor{Name: name, Description: description, InputSchema: inRaw, OutputSchema: outRaw}
 	for _, o := range opts {
 		o(&d)
 	}
 	d = d.WithDefaults()
-	if err := d.Validate(); err != nil {
-		return Descriptor{}, err
+	if in, out, err = d.Schemas(); err != nil {
+		return Descriptor{}, nil, nil, err
 	}
-	return d, nil
+	return d, in, out, nil
 }
 
 // schemaOf reflects t into a self-contained JSON Schema.

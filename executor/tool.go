@@ -87,17 +87,12 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 	for _, opt := range opts {
 		opt(&o)
 	}
-	d, err := descriptor.For[In, Out](name, description, o.desc...)
+	d, in, out, err := descriptor.ForCompiled[In, Out](name, description, o.desc...)
 	if err != nil {
 		return nil, err
 	}
-	in, err := descriptor.Compile(d.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
-	}
-	out, err := descriptor.Compile(d.OutputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: output schema: %w", name, err)
+	if out == nil { // For always derives one; kept as a guard, as Compile refused none
+		return nil, fmt.Errorf("tool %s: output schema: %w: missing", name, descriptor.ErrInvalidSchema)
 	}
 	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits}
 	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out](), flat: newFlatDecoder(reflect.TypeFor[In]())}
