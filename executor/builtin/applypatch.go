@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -130,19 +129,6 @@ func applyOp(c executor.Call, op patchOp) error {
 	}
 	_, err = write(p, []byte(updated))
 	return err
-}
-
-func readResolved(p executor.Path) (string, error) {
-	f, err := openResolved(p)
-	if err != nil {
-		return "", pathErr(err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return "", errors.New("it is a directory")
-	}
-	b, err := io.ReadAll(f)
-	return string(b), err
 }
 
 func removeResolved(p executor.Path) error {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -53,11 +52,7 @@ func Edit() (*executor.Tool, error) {
 			case in.OldString == "":
 				return nil, EditEmptyOld
 			}
-			p, err := executor.Resolve(c.Location, in.Path, false)
-			if err != nil {
-				return nil, err
-			}
-			return append(p.Requests(), descriptor.Request{Action: "edit", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
+			return editRequests(c, in.Path)
 		}),
 		executor.WithObserve(func(c executor.Call, in EditInput) (string, error) {
 			_, _, digest, err := readForEdit(c, in.Path)
@@ -70,20 +65,11 @@ func readForEdit(c executor.Call, path string) (p executor.Path, content, digest
 	if p, err = executor.Resolve(c.Location, path, false); err != nil {
 		return p, "", "", err
 	}
-	f, err := openResolved(p)
-	if err != nil {
-		return p, "", "", fmt.Errorf("cannot edit %s: %v", path, pathErr(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return p, "", "", fmt.Errorf("cannot edit %s: it is a directory", path)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
+	if content, err = readResolved(p); err != nil {
 		return p, "", "", fmt.Errorf("cannot edit %s: %v", path, err)
 	}
-	sum := sha256.Sum256(b)
-	return p, string(b), "sha256:" + hex.EncodeToString(sum[:]), nil
+	sum := sha256.Sum256([]byte(content))
+	return p, content, "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
 func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) {

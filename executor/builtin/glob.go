@@ -37,11 +37,7 @@ func Glob() (*executor.Tool, error) {
 			if err := checkGlob("pattern", in.Pattern); err != nil {
 				return nil, err
 			}
-			dir, err := searchDir(c, in.Path)
-			if err != nil {
-				return nil, err
-			}
-			return append(dir.Requests(), descriptor.Request{Action: "glob", Resources: []string{in.Pattern}, Save: []string{"*"}}), nil
+			return searchRequests(c, in.Path, "glob", in.Pattern)
 		}))
 }
 
@@ -50,6 +46,17 @@ func searchDir(c executor.Call, path string) (executor.Path, error) {
 		path = "."
 	}
 	return executor.Resolve(c.Location, path, true)
+}
+
+// searchRequests are what a search under path asks: action on the pattern
+// (saved as "*"), after external_directory for a directory outside the
+// location.
+func searchRequests(c executor.Call, path, action, pattern string) ([]descriptor.Request, error) {
+	dir, err := searchDir(c, path)
+	if err != nil {
+		return nil, err
+	}
+	return append(dir.Requests(), descriptor.Request{Action: action, Resources: []string{pattern}, Save: []string{"*"}}), nil
 }
 
 func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error) {

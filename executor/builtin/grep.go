@@ -44,11 +44,7 @@ func Grep() (*executor.Tool, error) {
 					return nil, err
 				}
 			}
-			dir, err := searchDir(c, in.Path)
-			if err != nil {
-				return nil, err
-			}
-			return append(dir.Requests(), descriptor.Request{Action: "grep", Resources: []string{in.Pattern}, Save: []string{"*"}}), nil
+			return searchRequests(c, in.Path, "grep", in.Pattern)
 		}))
 }
 

@@ -80,6 +80,21 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 	return pageOf(f, in)
 }
 
+// readResolved reads the whole file at p (not a directory), through
+// openResolved.
+func readResolved(p executor.Path) (string, error) {
+	f, err := openResolved(p)
+	if err != nil {
+		return "", pathErr(err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return "", errors.New("it is a directory")
+	}
+	b, err := io.ReadAll(f)
+	return string(b), err
+}
+
 // openResolved opens p: inside the location through os.Root, outside at its
 // real path.
 func openResolved(p executor.Path) (*os.File, error) {

@@ -26,12 +26,18 @@ func Write() (*executor.Tool, error) {
 		"Write a file: create it (and its parent directories) or replace its whole content. Says whether it created or overwrote the file.",
 		writeFile, executor.WithEffect(descriptor.SideEffecting),
 		executor.WithRequests(func(c executor.Call, in WriteInput) ([]descriptor.Request, error) {
-			p, err := executor.Resolve(c.Location, in.Path, false)
-			if err != nil {
-				return nil, err
-			}
-			return append(p.Requests(), descriptor.Request{Action: "edit", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
+			return editRequests(c, in.Path)
 		}))
+}
+
+// editRequests are what changing one file asks: edit on its path (saved as
+// "*"), after external_directory for a path outside the location.
+func editRequests(c executor.Call, path string) ([]descriptor.Request, error) {
+	p, err := executor.Resolve(c.Location, path, false)
+	if err != nil {
+		return nil, err
+	}
+	return append(p.Requests(), descriptor.Request{Action: "edit", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
 }
 
 func writeFile(_ context.Context, c executor.Call, in WriteInput) (string, error) {
