@@ -90,12 +90,25 @@ func applyPatch(_ context.Context, c executor.Call, in ApplyPatchInput) (string,
 	return "Applied the patch:\n" + strings.Join(done, "\n"), nil
 }
 
+// verbOf and pastOf name an operation in a failure and in a report.
 func verbOf(kind string) string {
-	return map[string]string{patchAdd: "Add", patchUpdate: "Update", patchDelete: "Delete"}[kind]
+	switch kind {
+	case patchAdd:
+		return "Add"
+	case patchDelete:
+		return "Delete"
+	}
+	return "Update"
 }
 
 func pastOf(kind string) string {
-	return map[string]string{patchAdd: "added", patchUpdate: "updated", patchDelete: "deleted"}[kind]
+	switch kind {
+	case patchAdd:
+		return "added"
+	case patchDelete:
+		return "deleted"
+	}
+	return "updated"
 }
 
 // applyOp changes one file, resolving its path again (time has passed

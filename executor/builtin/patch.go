@@ -120,10 +120,15 @@ func parsePatch(text string) ([]patchOp, error) {
 	return ops, nil
 }
 
+// patchHeaders are the lines that start a file's section, by kind.
+var patchHeaders = [...]struct{ prefix, kind string }{
+	{"*** Add File:", patchAdd}, {"*** Update File:", patchUpdate}, {"*** Delete File:", patchDelete},
+}
+
 func fileHeader(line string) (kind, path string, ok bool) {
-	for prefix, kind := range map[string]string{"*** Add File:": patchAdd, "*** Update File:": patchUpdate, "*** Delete File:": patchDelete} {
-		if rest, found := strings.CutPrefix(line, prefix); found {
-			return kind, strings.TrimSpace(rest), true
+	for _, h := range patchHeaders {
+		if rest, found := strings.CutPrefix(line, h.prefix); found {
+			return h.kind, strings.TrimSpace(rest), true
 		}
 	}
 	return "", "", false

@@ -49,12 +49,26 @@ func (l TodoList) ModelText() string {
 // Checklist renders one line per item: a status mark, the content and its
 // priority.
 func (l TodoList) Checklist() string {
-	marks := map[string]string{"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
 	var b strings.Builder
 	for _, t := range l {
-		fmt.Fprintf(&b, "%s %s (%s)\n", marks[t.Status], t.Content, t.Priority)
+		fmt.Fprintf(&b, "%s %s (%s)\n", statusMark(t.Status), t.Content, t.Priority)
 	}
 	return b.String()
+}
+
+// statusMark is a todo status as a checkbox.
+func statusMark(status string) string {
+	switch status {
+	case "in_progress":
+		return "[~]"
+	case "completed":
+		return "[x]"
+	case "cancelled":
+		return "[-]"
+	case "pending":
+		return "[ ]"
+	}
+	return ""
 }
 
 // StateChanges implements [executor.StateSetter].
