@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -43,13 +44,34 @@ type batch struct {
 	outputs map[string][]byte
 }
 
-func initBuckets(tx *bolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketRuns, bucketSteps} {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return fmt.Errorf("create bucket %s: %w", name, err)
+// allBuckets names every bucket of the checkpoint.
+func allBuckets() [][]byte {
+	return [][]byte{bucketMeta, bucketRuns, bucketSteps, bucketTickets, bucketPending, bucketOpen,
+		bucketGrants, bucketOutputs, bucketRegistry}
+}
+
+// initBuckets creates the buckets a checkpoint lacks. It writes only when one
+// is missing: a write transaction syncs the file, and at start that would
+// wait for every page the previous process left unflushed.
+func initBuckets(db *bolt.DB) error {
+	missing := false
+	err := db.View(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets() {
+			missing = missing || tx.Bucket(name) == nil
 		}
+		return nil
+	})
+	if err != nil || !missing {
+		return err
 	}
-	return nil
+	return db.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets() {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
 }
 
 // writeBatch writes b in one transaction. Keys go in sorted order: bbolt
@@ -86,11 +108,13 @@ func readSeq(tx *bolt.Tx) uint64 {
 }
 
 // loadRun reads one run from the checkpoint; nil when the checkpoint does
-// not hold it. Only the run's last step is decoded: every earlier step is
-// final, and comes back as a stub {N, Final} with its encoded form in lazy,
-// decoded when someone asks for it (see Projector.decodeLocked). A run of ten
-// thousand steps loads in the time of one.
-func loadRun(tx *bolt.Tx, id string) (r *Run, lazy map[int][]byte, err error) {
+// not hold it. Only the run's last step is read: every earlier step is
+// final, and comes back as a stub {N, Final} listed in the returned stubs,
+// read and decoded when someone asks for it (see Projector.decodeLocked).
+// Finding the last step takes one seek, so a run of ten thousand steps loads
+// in the time of a short one; a step missing in between is reported when it
+// is asked for.
+func loadRun(tx *bolt.Tx, id string) (r *Run, lazy stubs, err error) {
 	v := tx.Bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
 		return nil, nil, nil
@@ -100,29 +124,44 @@ func loadRun(tx *bolt.Tx, id string) (r *Run, lazy map[int][]byte, err error) {
 		return nil, nil, fmt.Errorf("checkpoint of run %s: %w", id, err)
 	}
 	prefix := append([]byte(id), 0)
+	ofRun := func(k []byte) bool { return len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix) }
 	c := tx.Bucket(bucketSteps).Cursor()
-	lazy = map[int][]byte{}
-	for k, v := c.Seek(prefix); k != nil && len(k) == len(prefix)+8 && string(k[:len(prefix)]) == string(prefix); k, v = c.Next() {
-		n := int(binary.BigEndian.Uint64(k[len(prefix):]))
-		if n != len(r.Steps)+1 {
-			return nil, nil, fmt.Errorf("checkpoint of run %s: step %d at position %d: %w", id, n, len(r.Steps)+1, ErrInconsistent)
-		}
-		r.Steps = append(r.Steps, Step{N: n, Final: true})
-		lazy[n] = slices.Clone(v) // bbolt's bytes live only as long as tx
+	if k, _ := c.Seek(prefix); !ofRun(k) {
+		return r, nil, nil // no steps yet
+	} else if first := binary.BigEndian.Uint64(k[len(prefix):]); first != 1 {
+		return nil, nil, fmt.Errorf("checkpoint of run %s: first step is %d: %w", id, first, ErrInconsistent)
 	}
-	if last := len(r.Steps); last > 0 {
-		if err := decodeStep(r, lazy, last); err != nil {
-			return nil, nil, err
+	// Past the run's largest possible key, then one back.
+	var k, last []byte
+	if after, _ := c.Seek(stepKey(id, -1)); after == nil {
+		k, last = c.Last()
+	} else {
+		k, last = c.Prev()
+	}
+	if !ofRun(k) {
+		return nil, nil, fmt.Errorf("checkpoint of run %s: last step key %x: %w", id, k, ErrInconsistent)
+	}
+	n := binary.BigEndian.Uint64(k[len(prefix):])
+	if n > 1<<31 {
+		return nil, nil, fmt.Errorf("checkpoint of run %s: last step %d: %w", id, n, ErrInconsistent)
+	}
+	r.Steps = make([]Step, n)
+	for i := range r.Steps {
+		r.Steps[i] = Step{N: i + 1, Final: true}
+		if i+1 < int(n) {
+			lazy.add(i + 1)
 		}
+	}
+	if err := decodeStep(r, int(n), last); err != nil {
+		return nil, nil, err
 	}
 	return r, lazy, nil
 }
 
-// decodeStep replaces stub step n of r with its decoded form from lazy.
-func decodeStep(r *Run, lazy map[int][]byte, n int) error {
-	raw, ok := lazy[n]
-	if !ok {
-		return nil
+// decodeStep replaces step n of r with its checkpoint form raw.
+func decodeStep(r *Run, n int, raw []byte) error {
+	if raw == nil {
+		return fmt.Errorf("checkpoint of run %s: step %d is missing: %w", r.ID, n, ErrInconsistent)
 	}
 	var s Step
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -132,7 +171,6 @@ func decodeStep(r *Run, lazy map[int][]byte, n int) error {
 		return fmt.Errorf("checkpoint of run %s: step %d stored as %d: %w", r.ID, s.N, n, ErrInconsistent)
 	}
 	r.Steps[n-1] = s
-	delete(lazy, n)
 	return nil
 }
 

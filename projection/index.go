@@ -264,11 +264,6 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 
 // loadIndexes reads the indexes at Open.
 func loadIndexes(tx *bolt.Tx, idx *indexes) error {
-	for _, name := range [][]byte{bucketTickets, bucketPending, bucketOpen, bucketGrants, bucketOutputs} {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return fmt.Errorf("create bucket %s: %w", name, err)
-		}
-	}
 	load := func(name []byte, fn func(k, v []byte) error) error { return tx.Bucket(name).ForEach(fn) }
 	err := load(bucketTickets, func(k, v []byte) error { idx.tickets[string(k)] = string(v); return nil })
 	if err == nil {

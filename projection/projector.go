@@ -37,20 +37,20 @@ type Projector struct {
 	flushMu sync.Mutex // serialises checkpoint writes
 
 	mu       sync.Mutex
-	seq      uint64                    // last stream sequence applied
-	runs     map[string]*Run           // runs in memory: every dirty run is here
-	lazy     map[string]map[int][]byte // run → steps still in their checkpoint form
-	dirty    map[string]map[int]bool   // run → dirty steps (the header is always rewritten)
-	pending  int                       // commits applied since the last checkpoint
-	replayed int                       // commits applied by Follow since Open
-	own      map[uint64]bool           // sequences above seq already folded by ApplyOwn
-	idx      indexes                   // tickets, open runs, grants
-	idxDirty indexDirt                 // what of idx the next checkpoint writes
-	regVer   atomic.Uint64             // bumped at every registry change
-	grantVer atomic.Uint64             // bumped at every grant change
-	nudge    chan struct{}             // asks the follower to look at the stream now
-	changed  chan struct{}             // closed and replaced whenever seq advances
-	failed   error                     // set when the projector stopped on a commit
+	seq      uint64                  // last stream sequence applied
+	runs     map[string]*Run         // runs in memory: every dirty run is here
+	lazy     map[string]stubs        // run → steps still in their checkpoint form
+	dirty    map[string]map[int]bool // run → dirty steps (the header is always rewritten)
+	pending  int                     // commits applied since the last checkpoint
+	replayed int                     // commits applied by Follow since Open
+	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
+	idx      indexes                 // tickets, open runs, grants
+	idxDirty indexDirt               // what of idx the next checkpoint writes
+	regVer   atomic.Uint64           // bumped at every registry change
+	grantVer atomic.Uint64           // bumped at every grant change
+	nudge    chan struct{}           // asks the follower to look at the stream now
+	changed  chan struct{}           // closed and replaced whenever seq advances
+	failed   error                   // set when the projector stopped on a commit
 }
 
 // Open opens (or creates) the checkpoint at path and loads its sequence. Runs
@@ -71,20 +71,20 @@ func Open(path string, opts Options) (*Projector, error) {
 	// A large initial mapping keeps bbolt from re-mapping (and copying every
 	// node) as the checkpoint grows; it is address space, not memory.
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, InitialMmapSize: 1 << 30,
-		FreelistType: bolt.FreelistMapType, NoFreelistSync: true})
+		FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
-		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]map[int][]byte{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
+		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
 		idx: newIndexes(), idxDirty: newIndexDirt()}
-	err = db.Update(func(tx *bolt.Tx) error {
-		if err := initBuckets(tx); err != nil {
-			return err
-		}
-		p.seq = readSeq(tx)
-		return loadIndexes(tx, &p.idx)
-	})
+	err = initBuckets(db)
+	if err == nil {
+		err = db.View(func(tx *bolt.Tx) error {
+			p.seq = readSeq(tx)
+			return loadIndexes(tx, &p.idx)
+		})
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
@@ -200,7 +200,7 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	}
 	var (
 		r    *Run
-		lazy map[int][]byte
+		lazy stubs
 	)
 	err := p.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -210,9 +210,10 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	delete(p.lazy, id)
 	if r != nil {
 		p.runs[id] = r
-		if len(lazy) > 0 {
+		if !lazy.empty() {
 			p.lazy[id] = lazy
 		}
 	}
@@ -223,13 +224,17 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 // checkpoint (n out of range: nothing to do).
 func (p *Projector) decodeLocked(r *Run, n int) error {
 	lazy := p.lazy[r.ID]
-	if lazy == nil {
+	if !lazy.has(n) {
 		return nil
 	}
-	if err := decodeStep(r, lazy, n); err != nil {
+	err := p.db.View(func(tx *bolt.Tx) error {
+		return decodeStep(r, n, tx.Bucket(bucketSteps).Get(stepKey(r.ID, n)))
+	})
+	if err != nil {
 		return err
 	}
-	if len(lazy) == 0 {
+	lazy.remove(n)
+	if lazy.empty() {
 		delete(p.lazy, r.ID)
 	}
 	return nil
@@ -260,10 +265,21 @@ func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
 	if err != nil || r == nil {
 		return false, err
 	}
-	for n := range p.lazy[id] {
-		if err := p.decodeLocked(r, n); err != nil {
+	if lazy := p.lazy[id]; lazy != nil {
+		err := p.db.View(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketSteps)
+			for _, n := range lazy.list() {
+				if err := decodeStep(r, n, b.Get(stepKey(id, n))); err != nil {
+					return err
+				}
+				lazy.remove(n)
+			}
+			return nil
+		})
+		if err != nil {
 			return false, err
 		}
+		delete(p.lazy, id)
 	}
 	fn(r)
 	return true, nil

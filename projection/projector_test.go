@@ -3,6 +3,7 @@ package projection_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func (w *writer) echo(run string) {
 		Events: []events.Event{
 			events.ToolCallRequested{CallID: "c", Tool: "echo"},
 			events.PermissionDecided{CallID: "c", Verdict: events.VerdictAllow},
-			events.ToolResultRecorded{CallID: "c", Parts: []events.Part{{Type: "text", Text: "x"}}},
+			events.ToolResultRecorded{CallID: "c", Parts: []events.Part{{Type: "text", Text: fmt.Sprint("step ", n)}}},
 			events.StepFinalized{Calls: 1},
 		}})
 }
@@ -209,5 +210,84 @@ func TestProjectorStopsOnUndecodableCommit(t *testing.T) {
 	}
 	if err := p.WaitFor(ctx, w.seq+1); err == nil || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("WaitFor past the bad commit = %v, want the projector's failure", err)
+	}
+}
+
+// A run read back from the checkpoint decodes only its last step; any other
+// step is read when asked for, and each must come back as it was folded.
+func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	path := filepath.Join(t.TempDir(), "projections.db")
+	run := w.start()
+	for range 130 { // more than two words of the stub set
+		w.echo(run)
+	}
+	later := w.start() // its steps sort after the first run's in the checkpoint
+	w.echo(later)
+	w.echo(later)
+	p, err := projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := follow(t, p, s.Log)
+	wait(t, p, w.seq)
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow = %v, want context.Canceled", err)
+	}
+	want := map[int]projection.Step{}
+	if _, err := p.ViewWhole(run, func(r *projection.Run) {
+		for _, st := range r.Steps {
+			want[st.N] = st
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p, err = projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var stubs, steps int
+	if _, err := p.View(run, func(r *projection.Run) {
+		steps = len(r.Steps)
+		for _, st := range r.Steps[:len(r.Steps)-1] {
+			if st.Calls == nil && st.Final {
+				stubs++
+			}
+		}
+		if diff := cmp.Diff(want[130], r.Steps[129]); diff != "" {
+			t.Errorf("last step after reopening (-folded +loaded):\n%s", diff)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if steps != 130 || stubs != 129 {
+		t.Fatalf("reopened run has %d steps, %d of them stubs; want 130 and 129", steps, stubs)
+	}
+	if _, err := p.View(later, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 2 {
+		t.Fatalf("the later run reopened with %d steps, %v; want 2", steps, err)
+	}
+	for _, n := range []int{1, 64, 65, 128, 129, 64} {
+		if _, err := p.ViewStep(run, n, func(r *projection.Run) {
+			if diff := cmp.Diff(want[n], r.Steps[n-1]); diff != "" {
+				t.Errorf("step %d read on demand (-folded +loaded):\n%s", n, diff)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.ViewWhole(run, func(r *projection.Run) {
+		for _, st := range r.Steps {
+			if diff := cmp.Diff(want[st.N], st); diff != "" {
+				t.Errorf("step %d of the whole run (-folded +loaded):\n%s", st.N, diff)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -84,9 +84,6 @@ func writeRegistry(tx *bolt.Tx, scopes map[string][]byte) error {
 }
 
 func loadRegistry(tx *bolt.Tx, g Registry) error {
-	if _, err := tx.CreateBucketIfNotExists(bucketRegistry); err != nil {
-		return err
-	}
 	return tx.Bucket(bucketRegistry).ForEach(func(k, v []byte) error {
 		s := new(Scope)
 		if err := json.Unmarshal(v, s); err != nil {
