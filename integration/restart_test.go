@@ -86,44 +86,59 @@ func TestRestartReplaysOnlyTheTail(t *testing.T) {
 	}
 }
 
-// A commit published twice with the same Nats-Msg-Id (a retry after a lost
-// ack) is stored once.
+// A commit sent again exactly as the engine sent it (a retry after a lost
+// ack) is never stored twice, and the log's retry learns the sequence the
+// first attempt got — after later commits, and after a server restart that
+// emptied the server's de-duplication table.
 func TestDuplicatePublishIsStoredOnce(t *testing.T) {
-	s := steptest.Start(t, "")
+	data := t.TempDir()
+	s := steptest.Start(t, data)
 	h := startHost(t, s, newCounted(t).reg, "h", "")
 	ctx := ctxT(t)
 	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
-		Calls: []commands.CallRequest{call("c", "echo", "x")}}); err != nil {
-		t.Fatal(err)
+	for n := 1; n <= 2; n++ {
+		if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n,
+			Calls: []commands.CallRequest{call("c", "echo", "x")}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	stored, err := h.Log.ReadRun(ctx, info.Run, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lastCommit := stored[len(stored)-1]
-	data, err := events.Marshal(lastCommit.Commit)
+	if len(stored) != 3 {
+		t.Fatalf("run holds %d commits, want start and two steps", len(stored))
+	}
+	expected, retried := stored[0].Seq, stored[1] // step 1, committed on top of the start
+	raw, err := events.Marshal(retried.Commit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The raw message again, as the client's retry sends it.
-	ack, err := s.JS.PublishMsg(ctx, &nats.Msg{Subject: lastCommit.Subject, Data: data,
-		Header: nats.Header{jetstream.MsgIDHeader: []string{lastCommit.Commit.ID}}})
+	// The raw message again, with both headers the engine sends.
+	_, err = s.JS.PublishMsg(ctx, &nats.Msg{Subject: retried.Subject, Data: raw, Header: nats.Header{
+		jetstream.MsgIDHeader:               []string{retried.Commit.ID},
+		jetstream.ExpectedLastSubjSeqHeader: []string{strconv.FormatUint(expected, 10)},
+	}})
+	if err == nil {
+		t.Error("republishing an old commit was accepted")
+	}
+	h.Close()
+	s.Stop()
+
+	s = steptest.Start(t, data)
+	seq, err := s.Log.CommitTo(ctx, retried.Subject, retried.Commit, expected)
+	if err != nil || seq != retried.Seq {
+		t.Errorf("retried commit after a restart = %d, %v; want the original sequence %d", seq, err, retried.Seq)
+	}
+	again, err := s.Log.ReadRun(ctx, info.Run, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ack.Duplicate || ack.Sequence != lastCommit.Seq {
-		t.Errorf("republish ack = %+v, want a duplicate of sequence %d", ack, lastCommit.Seq)
-	}
-	again, err := h.Log.ReadRun(ctx, info.Run, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(again) != len(stored) {
-		t.Errorf("run holds %d commits after the duplicate, want %d", len(again), len(stored))
+	if diff := cmp.Diff(stored, again); diff != "" {
+		t.Errorf("run changed by the retries (-before +after):\n%s", diff)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 // the run's last subject sequence (0 for a run with no commits yet). It
 // returns the stream sequence the commit got.
 //
-// The message carries Nats-Msg-Id = c.ID: a retried commit with the same id is
-// stored once and Commit returns the original sequence. When another writer
+// The message carries Nats-Msg-Id = c.ID: a retried commit with the same id
+// and expectation is never stored twice, and Commit returns the sequence the
+// first attempt got, even after other commits followed it. When another writer
 // committed to the run first, Commit returns an error wrapping [ErrConflict]
 // and nothing is written. An encoded commit over the message limit gives
 // [ErrTooLarge]. Safe for concurrent use; ctx bounds the wait for the ack.
@@ -58,18 +59,21 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 	}
 	err = translate(fmt.Sprintf("commit %s to %s", c.ID, subject), err)
 	if errors.Is(err, ErrConflict) {
-		// A retry of a commit that was already stored fails the sequence check
-		// before the server's de-duplication sees it: recognise our own commit.
-		if seq, ok := l.storedAsLast(ctx, subject, c.ID); ok {
+		// A retry of a commit that was already stored fails the sequence
+		// check: recognise our own commit where it must be.
+		if seq, ok := l.storedAfter(ctx, subject, last, c.ID); ok {
 			return seq, nil
 		}
 	}
 	return 0, err
 }
 
-// storedAsLast reports whether the last message on subject is the commit id.
-func (l *Log) storedAsLast(ctx context.Context, subject, id string) (uint64, bool) {
-	m, err := l.stream.GetLastMsgForSubject(ctx, subject)
+// storedAfter reports whether commit id is the first message on subject
+// after sequence last. A commit stored with expectation last is exactly
+// there, whatever was committed after it, so this recognises a retried
+// commit without the server's de-duplication window.
+func (l *Log) storedAfter(ctx context.Context, subject string, last uint64, id string) (uint64, bool) {
+	m, err := l.stream.GetMsg(ctx, last+1, jetstream.WithGetMsgSubject(subject))
 	if err != nil || m.Header.Get(jetstream.MsgIDHeader) != id {
 		return 0, false
 	}

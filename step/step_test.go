@@ -91,13 +91,18 @@ func TestRetriedCommitIsStoredOnce(t *testing.T) {
 	if err != nil || again != first {
 		t.Fatalf("retry = %d, %v; want the original sequence %d", again, err, first)
 	}
-	// Also after the run moved on, a retry of an older commit does not write.
+	// Also after the run moved on, a retry of an older commit does not write
+	// and still learns where its first attempt went.
 	c2 := commit(ids, run, 2)
 	if _, err := s.Log.Commit(ctx, c2, first); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Log.Commit(ctx, c, 0); !errors.Is(err, step.ErrConflict) {
-		t.Errorf("retry of an older commit = %v, want ErrConflict (never a second copy)", err)
+	if again, err := s.Log.Commit(ctx, c, 0); err != nil || again != first {
+		t.Errorf("retry of an older commit = %d, %v; want the original sequence %d", again, err, first)
+	}
+	// A different commit with the same stale expectation is a conflict.
+	if _, err := s.Log.Commit(ctx, commit(ids, run, 1), 0); !errors.Is(err, step.ErrConflict) {
+		t.Errorf("a new commit expecting an empty run = %v, want ErrConflict", err)
 	}
 	got, _ := s.Log.ReadRun(ctx, run, 0)
 	if len(got) != 2 {

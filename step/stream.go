@@ -15,7 +15,13 @@ import (
 const (
 	DefaultStream     = "STEPGATE"
 	DefaultMaxMsgSize = 8 << 20
-	DefaultDuplicates = 10 * time.Minute
+	// DefaultDuplicates is the server's shortest de-duplication window. The
+	// log does not rely on the window: every commit carries a subject-sequence
+	// expectation, and a retried commit is recognised where it was stored
+	// (see Log.CommitTo), however long ago. A long window only costs: the
+	// server keeps every message id of the window in memory and, at start,
+	// reads back every message written within it.
+	DefaultDuplicates = 100 * time.Millisecond
 )
 
 // StreamConfig says how the log's stream is set up. The zero value is usable:
@@ -28,7 +34,8 @@ type StreamConfig struct {
 	// MaxMsgSize bounds one commit; default 8 MiB. The server's max payload
 	// must be at least as large.
 	MaxMsgSize int32 `json:"max_msg_size" yaml:"max_msg_size"`
-	// Duplicates is the de-duplication window; default and minimum 10 minutes.
+	// Duplicates is the server's de-duplication window for publishers other
+	// than the log; default and minimum 100 ms (see DefaultDuplicates).
 	Duplicates time.Duration `json:"duplicates" yaml:"duplicates"`
 }
 
