@@ -57,6 +57,21 @@ func (w *writer) echo(run string) {
 		}})
 }
 
+// reopen closes p and opens its checkpoint at path again, closed when the
+// test ends.
+func reopen(t *testing.T, p *projection.Projector, path string) *projection.Projector {
+	t.Helper()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // follow runs the projector until the returned stop is called.
 func follow(t *testing.T, p *projection.Projector, src projection.Source) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,14 +168,7 @@ func TestCancelledProjectorKeepsItsSequence(t *testing.T) {
 	stop := follow(t, p, s.Log)
 	wait(t, p, w.seq)
 	_ = stop()
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err = projection.Open(path, projection.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p = reopen(t, p, path)
 	if got := p.Seq(); got != w.seq {
 		t.Errorf("sequence after a cancelled projector reopened = %d, want %d", got, w.seq)
 	}
@@ -243,15 +251,7 @@ func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	p, err = projection.Open(path, projection.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p = reopen(t, p, path)
 	var stubs, steps int
 	if _, err := p.View(run, func(r *projection.Run) {
 		steps = len(r.Steps)
