@@ -8,6 +8,7 @@ import (
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/executortest"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -115,5 +116,52 @@ func TestRegisterIsAllOrNothing(t *testing.T) {
 	}
 	if _, ok := catalogOf(t, h, info.Run)["lint"]; ok {
 		t.Error("the good tool of a refused registration was registered")
+	}
+}
+
+// A reply to a ticket whose tool was replaced after the model was shown it
+// is refused as stale and commits nothing; the sweeper then settles the call
+// as a stale tool call, and the replacement never runs for it.
+func TestReplyToAStaleTicket(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHost(t, s, registry(t, &cnt), "h1")
+	ctx := ctxT(t)
+	v1, v2 := lintTool(t, "v1"), lintTool(t, "v2")
+	if _, err := h.RegisterTools(ctx, commands.RegisterRequest{Scope: "plugin-a", Tools: []descriptor.Descriptor{v1.Descriptor()}}); err != nil {
+		t.Fatal(err)
+	}
+	h.Install("plugin-a", v1)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "lint", Resource: "*", Effect: gate.Ask}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
+		Calls: []commands.CallRequest{{ID: "l", Tool: "lint", Args: []byte(`{"text":"."}`)}}})
+	if err != nil || len(out.Tickets) != 1 {
+		t.Fatalf("lint under an ask rule: %+v, %v; want one ticket", out, err)
+	}
+	if _, err := h.RegisterTools(ctx, commands.RegisterRequest{Scope: "plugin-b", Tools: []descriptor.Descriptor{v2.Descriptor()}}); err != nil {
+		t.Fatal(err)
+	}
+	h.Install("plugin-b", v2)
+	before, err := h.Log.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Principal: "ops"})
+	if got := commands.Code(err); got != commands.CodeTicketStale {
+		t.Errorf("reply to a ticket of a replaced tool = %v (code %q), want %q", err, got, commands.CodeTicketStale)
+	}
+	if after, _ := h.Log.LastSeq(ctx); after != before {
+		t.Errorf("the refused reply committed %d messages", after-before)
+	}
+	if err := h.SweepTickets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.AwaitStep(ctx, commands.AwaitRequest{Run: info.Run, Step: 1})
+	if err != nil || got.Results[0].Content != "Stale tool call: lint" {
+		t.Errorf("the stale ticket settles as %+v, %v; want Stale tool call: lint", got, err)
 	}
 }
