@@ -25,25 +25,76 @@ const (
 // runs again if it is read-only or idempotent (at most three attempts in
 // all), and is settled as indeterminate otherwise; a step whose calls are
 // all terminal is finalized. Steps left open by other hosts are theirs to
-// recover. StartHost runs it once the projection has caught up.
+// recover (or an operator's, with RecoverHost). StartHost runs it once the
+// projection has caught up.
 func (e *Engine) Recover(ctx context.Context) error {
-	var errs []error
-	for _, run := range e.proj.OpenRuns() {
-		if err := e.recoverRun(ctx, run); err != nil {
-			errs = append(errs, fmt.Errorf("recover run %s: %w", run, err))
-		}
-	}
-	return errors.Join(errs...)
+	_, err := e.recoverHost(ctx, e.cfg.Host)
+	return err
 }
 
-func (e *Engine) recoverRun(ctx context.Context, run string) error {
+// RecoverRequest names an engine host that is gone for good.
+type RecoverRequest struct {
+	// Host is the gone engine's --host name.
+	Host string `json:"host"`
+}
+
+// RecoverResult lists the steps a recovery settled.
+type RecoverResult struct {
+	Host  string          `json:"host"`
+	Steps []RecoveredStep `json:"steps"`
+}
+
+// RecoveredStep is one step a recovery committed to.
+type RecoveredStep struct {
+	Run  string `json:"run"`
+	Step int    `json:"step"`
+}
+
+// RecoverHost settles, on this host, what the named host left open, exactly
+// as that host would on its own start (see Recover). It is for a host that
+// will not come back: a host cannot tell a crashed peer from a slow one, so
+// it never does this on its own. Named wrongly — the host is alive and
+// still running a call — nothing runs twice that has an effect: that call
+// settles here as indeterminate and the live host's result is refused as a
+// conflict; a read-only call may run twice.
+func (e *Engine) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
+	if req.Host == "" {
+		return nil, fmt.Errorf("recover: name the host: %w", ErrInvalidRequest)
+	}
+	if err := e.proj.Sync(ctx, e.log); err != nil {
+		return nil, err
+	}
+	steps, err := e.recoverHost(ctx, req.Host)
+	return &RecoverResult{Host: req.Host, Steps: steps}, err
+}
+
+// recoverHost recovers every open run whose open step host committed last.
+func (e *Engine) recoverHost(ctx context.Context, host string) ([]RecoveredStep, error) {
+	var (
+		errs  []error
+		steps = []RecoveredStep{}
+	)
+	for _, run := range e.proj.OpenRuns() {
+		n, err := e.recoverRun(ctx, run, host)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("recover run %s: %w", run, err))
+		} else if n > 0 {
+			steps = append(steps, RecoveredStep{Run: run, Step: n})
+		}
+	}
+	return steps, errors.Join(errs...)
+}
+
+// recoverRun settles the open step of run if host committed to it last,
+// and returns its number (0: nothing to do).
+func (e *Engine) recoverRun(ctx context.Context, run, host string) (int, error) {
 	unlock := e.lockRun(run)
 	defer unlock()
 	var w *progress
 	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		s := r.Step(len(r.Steps))
-		if s == nil || s.Final || s.Host != e.cfg.Host || r.Status == projection.StatusEnded {
+		if s == nil || s.Final || s.Host != host || r.Status == projection.StatusEnded {
 			return
 		}
 		cfg := e.config(r)
@@ -71,9 +122,9 @@ func (e *Engine) recoverRun(ctx context.Context, run string) error {
 			w = nil // only waiting for humans: nothing to recover
 		}
 	}); err != nil || w == nil {
-		return err
+		return 0, err
 	}
-	return e.advance(ctx, w)
+	return w.step, e.advance(ctx, w)
 }
 
 // inDoubt reports whether a call was cleared to run (allowed, or its ticket

@@ -12,7 +12,7 @@ import (
 )
 
 // Confirmations is what a client may ask about tickets and saved approvals
-// (and of a host's output files).
+// (and of a host's output files, and of the steps a gone host left open).
 // The in-process [Engine] and the service client both implement it; errors
 // carry stable codes (ticket_not_found, ticket_resolved, ticket_expired,
 // ticket_stale, ticket_kind, grant_not_found, …).
@@ -23,6 +23,7 @@ type Confirmations interface {
 	Grants(ctx context.Context, req GrantsRequest) ([]projection.Grant, error)
 	RevokeGrant(ctx context.Context, req RevokeRequest) (*projection.Grant, error)
 	SweepOutputs(ctx context.Context) (*SweepResult, error)
+	RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error)
 }
 
 // ReplyRequest answers one ticket.

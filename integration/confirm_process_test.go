@@ -77,28 +77,32 @@ func must[T any](v *T, err error) *T {
 	return v
 }
 
-// The engine is killed with SIGKILL while calls run — after their pre-effect
-// commit, before their results. Restarted under the same host name, it never
-// runs the side-effecting call again (indeterminate) and runs the read-only
-// one once more.
-func TestSIGKILLBetweenStartAndResult(t *testing.T) {
-	data, ws := t.TempDir(), t.TempDir()
-	addr := freeAddr(t)
+// inDoubt is an engine process killed with SIGKILL while the calls of a
+// step run — after their pre-effect commit, before their results: a
+// side-effecting call (so the step has a pre-effect commit) and a read-only
+// one. The tools would return at once by now.
+type inDoubt struct {
+	data, addr, run string
+	nc              *nats.Conn
+}
+
+func killInDoubt(t *testing.T, host string) inDoubt {
+	t.Helper()
+	d := inDoubt{data: t.TempDir(), addr: freeAddr(t)}
+	ws := t.TempDir()
 	gate := filepath.Join(ws, "gate")
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--data", data, "--listen", addr, "--host", "proc", "--test-tools"}
-	srv := serveArgs(t, args...)
-	nc, err := nats.Connect("nats://"+addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	srv := serveArgs(t, "--data", d.data, "--listen", d.addr, "--host", host, "--test-tools")
+	nc, err := nats.Connect("nats://"+d.addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-
-	// One step, two calls that block: a side-effecting one (so the step has a
-	// pre-effect commit) and a read-only one.
+	t.Cleanup(nc.Close)
+	d.nc = nc
 	info := must(ask[commands.RunInfo](t, nc, "start_run", commands.StartRunRequest{Location: ws}))
+	d.run = info.Run
 	b, _ := json.Marshal(commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{
 		{ID: "fx", Tool: "wait_fx", Args: json.RawMessage(`{"text":"done by wait_fx","path":"gate"}`)},
 		{ID: "ro", Tool: "wait", Args: json.RawMessage(`{"text":"done by wait","path":"gate"}`)}}})
@@ -118,16 +122,33 @@ func TestSIGKILLBetweenStartAndResult(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	srv.kill9(t)
-	if err := os.Remove(gate); err != nil { // the tools would return at once now
+	if err := os.Remove(gate); err != nil {
 		t.Fatal(err)
 	}
-	srv = serveArgs(t, args...)
-	defer srv.cmd.Process.Signal(syscall.SIGTERM)
+	return d
+}
 
-	r := must(ask[projection.Run](t, nc, "show", commands.ShowRequest{Run: info.Run}))
-	s := r.Steps[0]
+// serve starts an engine process on the killed one's data and address.
+func (d inDoubt) serve(t *testing.T, host string) *server {
+	t.Helper()
+	srv := serveArgs(t, "--data", d.data, "--listen", d.addr, "--host", host, "--test-tools")
+	t.Cleanup(func() { _ = srv.cmd.Process.Signal(syscall.SIGTERM) })
+	return srv
+}
+
+// step1 returns the run's first step as the engine shows it.
+func (d inDoubt) step1(t *testing.T) projection.Step {
+	t.Helper()
+	return must(ask[projection.Run](t, d.nc, "show", commands.ShowRequest{Run: d.run})).Steps[0]
+}
+
+// checkRecovered checks that the step in doubt was settled as recovery
+// settles it: the side-effecting call indeterminate and never started
+// again, the read-only call run once more.
+func checkRecovered(t *testing.T, s projection.Step) {
+	t.Helper()
 	if !s.Final || s.Calls[0].Result == nil || s.Calls[1].Result == nil {
-		t.Fatalf("step 1 after the restart: %+v, want final with both results", s)
+		t.Fatalf("step 1 after recovery: %+v, want final with both results", s)
 	}
 	fx, ro := s.Calls[0], s.Calls[1]
 	if got := fx.Result.Parts[0].Text; got != commands.IndeterminateResult {
@@ -141,6 +162,38 @@ func TestSIGKILLBetweenStartAndResult(t *testing.T) {
 	}
 	if ro.Attempts != 1 {
 		t.Errorf("read-only call: %d recorded starts, want the one recovery run", ro.Attempts)
+	}
+}
+
+// Restarted under the same host name, the killed engine never runs the
+// side-effecting call again (indeterminate) and runs the read-only one once
+// more.
+func TestSIGKILLBetweenStartAndResult(t *testing.T) {
+	d := killInDoubt(t, "proc")
+	d.serve(t, "proc")
+	checkRecovered(t, d.step1(t))
+}
+
+// A host that never comes back: another host leaves its step alone on start
+// (it cannot tell a crashed host from a slow one) until an operator runs
+// `engine recover HOST`, which settles it as that host's restart would.
+func TestRecoverAHostThatIsGone(t *testing.T) {
+	d := killInDoubt(t, "gone")
+	d.serve(t, "other")
+	if s := d.step1(t); s.Final || s.Calls[0].Result != nil || s.Calls[1].Result != nil {
+		t.Fatalf("another host settled the gone host's step on its own start: %+v", s)
+	}
+	out, err := exec.Command(engineBin, "recover", "gone", "--nats", "nats://"+d.addr).CombinedOutput()
+	if err != nil {
+		t.Fatalf("engine recover: %v\n%s", err, out)
+	}
+	if want := "settled 1 steps left open by gone\n  " + d.run + " step 1\n"; string(out) != want {
+		t.Errorf("engine recover printed %q, want %q", out, want)
+	}
+	checkRecovered(t, d.step1(t))
+	out, err = exec.Command(engineBin, "recover", "gone", "--nats", "nats://"+d.addr).CombinedOutput()
+	if err != nil || string(out) != "settled 0 steps left open by gone\n" {
+		t.Errorf("recovering the same host again: %q, %v; want nothing to settle", out, err)
 	}
 }
 

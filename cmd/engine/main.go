@@ -61,6 +61,7 @@ func verbs() []verb {
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
+		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
 		{"config", "config check: validate the configuration and print the effective rules", runConfig},
 		{"verify", "rebuild the projection from the log and compare it with the checkpoint", runVerify},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},

@@ -35,6 +35,7 @@ const (
 	epGrants      = "grants"
 	epRevoke      = "revoke_grant"
 	epSweep       = "sweep_outputs"
+	epRecover     = "recover_host"
 	epRegister    = "register_tools"
 	epCloseScope  = "close_scope"
 )
@@ -79,6 +80,7 @@ func endpoints() map[string]endpoint {
 		epRevoke:     handle(engineAPI.RevokeGrant),
 		epRegister:   handle(engineAPI.RegisterTools),
 		epCloseScope: handle(engineAPI.CloseScope),
+		epRecover:    handle(engineAPI.RecoverHost),
 		epSweep: handle(func(api engineAPI, ctx context.Context, _ struct{}) (*commands.SweepResult, error) {
 			return api.SweepOutputs(ctx)
 		}),
@@ -272,6 +274,12 @@ func (c *client) RevokeGrant(ctx context.Context, req commands.RevokeRequest) (*
 // sweeps its own output directory.
 func (c *client) SweepOutputs(ctx context.Context) (*commands.SweepResult, error) {
 	return callAs[commands.SweepResult](ctx, c, epSweep, struct{}{})
+}
+
+// RecoverHost implements commands.Confirmations: the host that answers
+// settles what the named host left open.
+func (c *client) RecoverHost(ctx context.Context, req commands.RecoverRequest) (*commands.RecoverResult, error) {
+	return callAs[commands.RecoverResult](ctx, c, epRecover, req)
 }
 
 // RegisterTools implements commands.Registrar.
