@@ -36,6 +36,7 @@ type batch struct {
 	seq     uint64
 	runs    map[string][]byte
 	steps   map[string][]byte
+	final   []finalStep // steps to encode outside the projector's lock
 	tickets map[string]string
 	grants  map[string][]byte
 	scopes  map[string][]byte

@@ -10,6 +10,15 @@ func (p *Projector) Flush() error {
 	if err != nil || b == nil {
 		return err
 	}
+	if err := b.encodeFinal(); err != nil {
+		p.mu.Lock()
+		for _, f := range b.final {
+			p.dirtyLocked(f.run)[f.step.N] = true
+		}
+		p.pending = p.opts.FlushEvery // retry at the next commit
+		p.mu.Unlock()
+		return fmt.Errorf("checkpoint at stream sequence %d: %w", b.seq, err)
+	}
 	if err := writeBatch(p.db, b); err != nil {
 		p.mu.Lock()
 		p.pending = p.opts.FlushEvery // retry at the next commit
@@ -19,7 +28,10 @@ func (p *Projector) Flush() error {
 	return nil
 }
 
-// takeBatch encodes the dirty state under the lock and clears it.
+// takeBatch takes the dirty state under the lock and clears it. Final
+// steps never change again, so they are only copied here and encoded after
+// the lock is released (encoding is most of a checkpoint's work, and
+// commands wait for this lock); open steps and run headers are encoded now.
 func (p *Projector) takeBatch() (*batch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -38,7 +50,12 @@ func (p *Projector) takeBatch() (*batch, error) {
 			if err := p.decodeLocked(r, n); err != nil { // never write a stub back
 				return nil, err
 			}
-			s, err := jsonMarshal(r.Step(n))
+			st := r.Step(n)
+			if st.Final {
+				b.final = append(b.final, finalStep{run: id, step: *st})
+				continue
+			}
+			s, err := jsonMarshal(st)
 			if err != nil {
 				return nil, err
 			}
@@ -51,4 +68,33 @@ func (p *Projector) takeBatch() (*batch, error) {
 	p.dirty = map[string]map[int]bool{}
 	p.pending = 0
 	return b, nil
+}
+
+// finalStep is a final step taken for a checkpoint, not yet encoded.
+type finalStep struct {
+	run  string
+	step Step
+}
+
+// encodeFinal encodes the batch's final steps into its step writes.
+func (b *batch) encodeFinal() error {
+	for _, f := range b.final {
+		s, err := jsonMarshal(&f.step)
+		if err != nil {
+			return fmt.Errorf("run %s step %d: %w", f.run, f.step.N, err)
+		}
+		b.steps[string(stepKey(f.run, f.step.N))] = s
+	}
+	return nil
+}
+
+// dirtyLocked returns the steps of run to write at the next checkpoint,
+// marking the run's header to be written too.
+func (p *Projector) dirtyLocked(run string) map[int]bool {
+	d := p.dirty[run]
+	if d == nil {
+		d = map[int]bool{}
+		p.dirty[run] = d
+	}
+	return d
 }

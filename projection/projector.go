@@ -145,11 +145,7 @@ func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 		return fmt.Errorf("apply stream sequence %d: %w", seq, err)
 	}
 	p.runs[c.Run] = r
-	d := p.dirty[c.Run]
-	if d == nil {
-		d = map[int]bool{}
-		p.dirty[c.Run] = d
-	}
+	d := p.dirtyLocked(c.Run)
 	if c.Step > 0 {
 		d[c.Step] = true
 	}
