@@ -88,50 +88,56 @@ func (d *flatDecoder) decode(doc any, dst reflect.Value) bool {
 		if !ok {
 			return false
 		}
-		if val == nil {
-			continue // null leaves a field as it is, as encoding/json does
+		if val != nil && !f.set(v, val) { // null leaves a field as it is, as encoding/json does
+			return false
 		}
-		fv := v.Field(f.index)
+	}
+	return true
+}
+
+// set stores val, a string, bool or json.Number, in field f of struct v;
+// false when it does not fit.
+func (f flatField) set(v reflect.Value, val any) bool {
+	fv := v.Field(f.index)
+	switch f.kind {
+	case reflect.String:
+		s, ok := val.(string)
+		if !ok {
+			return false
+		}
+		fv.SetString(s)
+	case reflect.Bool:
+		b, ok := val.(bool)
+		if !ok {
+			return false
+		}
+		fv.SetBool(b)
+	default:
+		// Numbers are read from their digits as encoding/json reads
+		// them: the same parse, the same bit size, the same overflow test.
+		num, ok := val.(json.Number)
+		if !ok {
+			return false
+		}
 		switch f.kind {
-		case reflect.String:
-			s, ok := val.(string)
-			if !ok {
+		case reflect.Float32, reflect.Float64:
+			n, err := strconv.ParseFloat(string(num), fv.Type().Bits())
+			if err != nil || fv.OverflowFloat(n) {
 				return false
 			}
-			fv.SetString(s)
-		case reflect.Bool:
-			b, ok := val.(bool)
-			if !ok {
+			fv.SetFloat(n)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, err := strconv.ParseInt(string(num), 10, 64)
+			if err != nil || fv.OverflowInt(n) {
 				return false
 			}
-			fv.SetBool(b)
+			fv.SetInt(n)
 		default:
-			// Numbers are read from their digits as encoding/json reads
-			// them: the same parse, the same bit size, the same overflow test.
-			num, ok := val.(json.Number)
-			if !ok {
+			n, err := strconv.ParseUint(string(num), 10, 64)
+			if err != nil || fv.OverflowUint(n) {
 				return false
 			}
-			switch f.kind {
-			case reflect.Float32, reflect.Float64:
-				n, err := strconv.ParseFloat(string(num), fv.Type().Bits())
-				if err != nil || fv.OverflowFloat(n) {
-					return false
-				}
-				fv.SetFloat(n)
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				n, err := strconv.ParseInt(string(num), 10, 64)
-				if err != nil || fv.OverflowInt(n) {
-					return false
-				}
-				fv.SetInt(n)
-			default:
-				n, err := strconv.ParseUint(string(num), 10, 64)
-				if err != nil || fv.OverflowUint(n) {
-					return false
-				}
-				fv.SetUint(n)
-			}
+			fv.SetUint(n)
 		}
 	}
 	return true

@@ -197,6 +197,26 @@ func (p *jsonParser) digits() bool {
 
 // str decodes a string as encoding/json does: escapes resolved, invalid
 // UTF-8 and lone surrogates replaced by U+FFFD, control characters refused.
+// plainKey reads a string of printable ASCII without escapes and returns
+// its bytes (valid until p.b changes); false for anything else, which
+// str reads.
+func (p *jsonParser) plainKey() ([]byte, bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return nil, false
+	}
+	start := p.i + 1
+	for i := start; i < len(p.b); i++ {
+		switch c := p.b[i]; {
+		case c == '"':
+			p.i = i + 1
+			return p.b[start:i], true
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 func (p *jsonParser) str() (any, bool) {
 	p.i++ // "
 	start := p.i

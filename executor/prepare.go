@@ -30,11 +30,15 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = emptyObject
 	}
+	var in In
+	if h.simple != nil && h.simple.decodeBytes(raw, reflect.ValueOf(&in)) {
+		return h.prepared(c, in)
+	}
+	in = *new(In)
 	doc, dups, err := decodeAny(raw)
 	if err != nil {
 		return nil, h.inputError("arguments are not valid JSON: "+jsonDetail(err), err)
 	}
-	var in In
 	if h.simple != nil && !dups && h.simple.decode(doc, reflect.ValueOf(&in)) {
 		return h.prepared(c, in)
 	}

@@ -16,6 +16,10 @@ import (
 type simpleInput struct {
 	flat     *flatDecoder
 	required []string
+	// requiredBits has bit i set for the required field with index i;
+	// direct says every field index fits in it (see decodeBytes).
+	requiredBits uint64
+	direct       bool
 }
 
 // newSimpleInput returns the fast path for a tool, or nil when its schema
@@ -50,7 +54,16 @@ func newSimpleInput(schema json.RawMessage, flat *flatDecoder) *simpleInput {
 			return nil
 		}
 	}
-	return &simpleInput{flat: flat, required: s.Required}
+	in := &simpleInput{flat: flat, required: s.Required, direct: true}
+	for _, f := range flat.fields {
+		in.direct = in.direct && f.index < 64
+	}
+	if in.direct {
+		for _, r := range s.Required {
+			in.requiredBits |= 1 << flat.fields[r].index
+		}
+	}
+	return in
 }
 
 // onlyKeys reports whether raw is an object with no keys but allowed.
@@ -103,4 +116,73 @@ func (s *simpleInput) decode(doc any, dst reflect.Value) bool {
 		}
 	}
 	return s.flat.decode(doc, dst)
+}
+
+// decodeBytes is decode straight from the arguments' text, without building
+// the generic document: for the usual arguments — one object of string,
+// boolean and number values, each key once and spelled as a field — it
+// gives what parsing and decode give. Anything else (null, a nested value,
+// a key twice or escaped, a key that is no field, text after the object) it
+// declines, and the caller goes the general way, which also words the
+// error. FuzzSimpleDecodeBytes holds it to parse-then-decode.
+func (s *simpleInput) decodeBytes(raw []byte, dst reflect.Value) bool {
+	if !s.direct {
+		return false
+	}
+	p := jsonParser{b: raw}
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		return false
+	}
+	p.i++
+	v := dst.Elem()
+	var seen uint64
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+	} else {
+		for {
+			p.space()
+			key, ok := p.plainKey()
+			if !ok {
+				return false
+			}
+			f, ok := s.flat.fields[string(key)]
+			if !ok || seen&(1<<f.index) != 0 {
+				return false
+			}
+			seen |= 1 << f.index
+			p.space()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return false
+			}
+			p.i++
+			p.space()
+			if p.i >= len(p.b) {
+				return false
+			}
+			switch p.b[p.i] {
+			case '{', '[', 'n':
+				return false
+			}
+			val, ok := p.value(1)
+			if !ok || !f.set(v, val) {
+				return false
+			}
+			p.space()
+			if p.i >= len(p.b) {
+				return false
+			}
+			if p.b[p.i] == '}' {
+				p.i++
+				break
+			}
+			if p.b[p.i] != ',' {
+				return false
+			}
+			p.i++
+		}
+	}
+	p.space()
+	return p.i == len(p.b) && seen&s.requiredBits == s.requiredBits
 }

@@ -121,3 +121,54 @@ var (
 	fitInt    = []string{`0`, `-1`, `127`, `128`, `-129`, `65535`, `65536`, `1.0`, `1e2`, `9223372036854775807`, `9223372036854775808`}
 	fitFloat  = []string{`0`, `0.5`, `-1e-3`, `3.4e38`, `3.5e38`, `1e308`, `1`}
 )
+
+// Whatever decodeBytes accepts, parsing and decode accept too and give the
+// same value; on the usual arguments it does accept.
+func FuzzSimpleDecodeBytes(f *testing.F) {
+	for _, s := range []string{`{"s":"x","i":1}`, ` {"s":"é\n","i":-1,"b":true,"u16":65535,"f64":1e2} `, `{"s":"x","i":1,"s":"y"}`,
+		`{"s":null,"i":1}`, `{"s":"x","i":1.5}`, `{"s":"x","i":1,"x":{}}`, `{"\u0073":"x","i":1}`, `{"i":1}`, `{}`, `{"s":"x","i":1}x`,
+		`{"s":"x","i":65536,"u16":65536}`, `{"s":"a\"b","i":0}`, `[]`, `{"s":"x","i":1,}`} {
+		f.Add([]byte(s))
+	}
+	raw, typ := schemaOf[simpleIn]()
+	s := newSimpleInput(raw, newFlatDecoder(typ))
+	if s == nil || !s.direct {
+		f.Fatal("simpleIn has no direct path")
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		var fast simpleIn
+		if !s.decodeBytes(args, reflect.ValueOf(&fast)) {
+			return
+		}
+		parsed, dups, ok := parseAny(args)
+		if !ok || dups {
+			t.Fatalf("%q: decodeBytes accepted what the parser refuses (ok %v, dups %v)", args, ok, dups)
+		}
+		var slow simpleIn
+		if !s.decode(parsed, reflect.ValueOf(&slow)) {
+			t.Fatalf("%q: decodeBytes accepted what decode declines", args)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%q (-parse and decode +decodeBytes):\n%s", args, diff)
+		}
+	})
+}
+
+// The direct path takes the arguments a model usually sends.
+func TestSimpleDecodeBytesTakesTheUsualArguments(t *testing.T) {
+	raw, typ := schemaOf[simpleIn]()
+	s := newSimpleInput(raw, newFlatDecoder(typ))
+	var got simpleIn
+	if !s.decodeBytes([]byte(` {"s":"a \"b\" é","i":-3,"b":true,"u16":7,"f64":0.5}`), reflect.ValueOf(&got)) {
+		t.Fatal("declined plain arguments")
+	}
+	if want := (simpleIn{S: `a "b" é`, I: -3, B: true, U16: 7, F64: 0.5}); got != want {
+		t.Errorf("decodeBytes = %+v, want %+v", got, want)
+	}
+	for _, declined := range []string{`{"i":1}`, `{"s":"x","i":1,"s":"y"}`, `{"s":null,"i":1}`, `{"s":"x","i":1}x`, `{"\u0073":"x","i":1}`} {
+		var v simpleIn
+		if s.decodeBytes([]byte(declined), reflect.ValueOf(&v)) {
+			t.Errorf("decodeBytes took %s", declined)
+		}
+	}
+}
