@@ -31,6 +31,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := s[i : i+8]
+			if plain8(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -66,6 +74,18 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plain8 reports whether none of the 8 bytes packed in x needs escaping:
+// each is printable ASCII other than '"' and '\\'. It tests the 8 at once.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (x - ones*0x20) & ^x & highs // a byte below 0x20 (exact when no byte has its high bit)
+	q := x ^ (ones * '"')
+	quote := (q - ones) & ^q & highs
+	bs := x ^ (ones * '\\')
+	backslash := (bs - ones) & ^bs & highs
+	return (x&highs)|control|quote|backslash == 0
 }
 
 // appendKey appends `,"name":` (or without the comma when first).

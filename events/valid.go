@@ -1,5 +1,7 @@
 package events
 
+import "encoding/binary"
+
 // validJSON reports whether b is exactly one JSON value, as json.Valid does,
 // in one pass without allocating: raw fields (a call's arguments, a
 // structured result) are checked on every commit. FuzzValidJSON holds it to
@@ -145,6 +147,10 @@ func (v *validator) number() bool {
 func (v *validator) str() bool {
 	v.i++
 	for v.i < len(v.b) {
+		if v.i+8 <= len(v.b) && plain8(binary.LittleEndian.Uint64(v.b[v.i:])) {
+			v.i += 8
+			continue
+		}
 		c := v.b[v.i]
 		switch {
 		case c == '"':
