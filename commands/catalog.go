@@ -87,24 +87,39 @@ func (e *Engine) known(ctx context.Context, run string) {
 // ErrRunNotFound. The run's last step is whole; earlier ones may be stubs
 // (see viewStep).
 func (e *Engine) viewRun(run string, fn func(r *projection.Run)) error {
-	return e.viewWith(run, fn, e.proj.View)
+	return e.viewWith(run, 0, fn)
 }
 
 // viewStep is viewRun with step n whole.
 func (e *Engine) viewStep(run string, n int, fn func(r *projection.Run)) error {
-	return e.viewWith(run, fn, func(id string, fn func(*projection.Run)) (bool, error) { return e.proj.ViewStep(id, n, fn) })
+	return e.viewWith(run, max(n, 0), fn)
 }
 
 // viewWhole is viewRun with every step whole.
 func (e *Engine) viewWhole(run string, fn func(r *projection.Run)) error {
-	return e.viewWith(run, fn, e.proj.ViewWhole)
+	return e.viewWith(run, -1, fn)
 }
 
-func (e *Engine) viewWith(run string, fn func(r *projection.Run), view func(string, func(*projection.Run)) (bool, error)) error {
+// viewWith is viewRun with step n whole (every step when n < 0). The
+// projector's methods are called directly, not through a function value,
+// so the compiler sees that fn does not outlive the call and callers'
+// closures stay off the heap.
+func (e *Engine) viewWith(run string, n int, fn func(r *projection.Run)) error {
 	if !events.ValidID(run) {
 		return fmt.Errorf("run %q: %w", run, ErrRunNotFound)
 	}
-	ok, err := view(run, fn)
+	var (
+		ok  bool
+		err error
+	)
+	switch {
+	case n < 0:
+		ok, err = e.proj.ViewWhole(run, fn)
+	case n > 0:
+		ok, err = e.proj.ViewStep(run, n, fn)
+	default:
+		ok, err = e.proj.View(run, fn)
+	}
 	if err != nil {
 		return fmt.Errorf("run %s: %w", run, err)
 	}

@@ -259,9 +259,8 @@ func runAll(ctx context.Context, allowed []*planned, store *executor.OutputStore
 	wg.Wait()
 }
 
-// decideEvents are the events that precede any effect.
-func (p *plan) decideEvents() []events.Event {
-	evs := make([]events.Event, 0, 3*len(p.calls))
+// decideEvents appends the events that precede any effect to evs.
+func (p *plan) decideEvents(evs []events.Event) []events.Event {
 	for _, c := range p.calls {
 		evs = append(evs, events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Args: c.req.Args, Identity: c.identity}, c.verdict)
 		if c.ticket != nil {
@@ -273,10 +272,9 @@ func (p *plan) decideEvents() []events.Event {
 	return evs
 }
 
-// settleEvents record every terminal call's result and finalize the step,
-// or say it awaits its tickets.
-func (p *plan) settleEvents() []events.Event {
-	evs := make([]events.Event, 0, len(p.calls)+1)
+// settleEvents appends to evs the events that record every terminal call's
+// result and finalize the step, or say it awaits its tickets.
+func (p *plan) settleEvents(evs []events.Event) []events.Event {
 	for _, c := range p.calls {
 		if c.terminal {
 			evs = append(evs, c.result)

@@ -35,19 +35,20 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	}
 	if p.oneCommit() {
 		p.execute(ctx, e.store)
-		c := e.newCommit(req.Run, req.Step, events.KindStep, append(p.decideEvents(), p.settleEvents()...)...)
+		evs := p.settleEvents(p.decideEvents(make([]events.Event, 0, 4*len(p.calls)+1)))
+		c := e.newCommit(req.Run, req.Step, events.KindStep, evs...)
 		if _, err := e.commit(ctx, c, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, err)
 		}
 		return e.outcome(p)
 	}
-	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents()...)
+	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	seq, err := e.commit(ctx, decide, p.last)
 	if err != nil {
 		return e.lostRace(ctx, req, p.last, err)
 	}
 	p.execute(ctx, e.store)
-	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents()); err != nil {
+	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
 		return nil, err
 	}
 	return e.outcome(p)
