@@ -49,11 +49,12 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 	if len(data) > int(l.cfg.MaxMsgSize) {
 		return 0, fmt.Errorf("commit %s to %s: %d bytes > %d: %w", c.ID, subject, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
 	}
-	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{
-		jetstream.MsgIDHeader:               []string{c.ID},
-		jetstream.ExpectedLastSubjSeqHeader: []string{strconv.FormatUint(last, 10)},
-	}}
+	msg := l.message(subject, data, c.ID, last)
 	ack, err := Publish(ctx, l.js, msg)
+	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		msg.Data = nil // answered: the client holds it no longer
+		l.msgs.Put(msg)
+	}
 	if err == nil {
 		return ack.Sequence, nil
 	}
@@ -78,4 +79,17 @@ func (l *Log) storedAfter(ctx context.Context, subject string, last uint64, id s
 		return 0, false
 	}
 	return m.Sequence, true
+}
+
+// message returns a message for a commit with its two headers, reusing one
+// whose publish was answered.
+func (l *Log) message(subject string, data []byte, id string, last uint64) *nats.Msg {
+	m, _ := l.msgs.Get().(*nats.Msg)
+	if m == nil {
+		m = &nats.Msg{Header: nats.Header{jetstream.MsgIDHeader: make([]string, 1), jetstream.ExpectedLastSubjSeqHeader: make([]string, 1)}}
+	}
+	m.Subject, m.Data = subject, data
+	m.Header[jetstream.MsgIDHeader][0] = id
+	m.Header[jetstream.ExpectedLastSubjSeqHeader][0] = strconv.FormatUint(last, 10)
+	return m
 }

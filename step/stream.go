@@ -76,6 +76,7 @@ type Log struct {
 	stream  jetstream.Stream
 	cfg     StreamConfig
 	buffers sync.Pool // *[]byte encode buffers for commits
+	msgs    sync.Pool // *nats.Msg of answered commits (see message)
 }
 
 // Open creates the stream if it does not exist (or updates its settings) and
