@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -66,12 +65,11 @@ type Engine struct {
 	cfg   Config
 
 	store      *executor.OutputStore // the one output boundary
-	seed       maphash.Seed
-	locks      [256]sync.Mutex // striped per-run locks: one committer per run per host
-	configs    sync.Map        // run id → *runConfig
-	installed  sync.Map        // location-layer identity → *executor.Tool
-	installVer atomic.Uint64   // bumped at every Install
-	grantRules sync.Map        // project → *grantsCache
+	locks      runLocks              // one committer per run per host
+	configs    sync.Map              // run id → *runConfig
+	installed  sync.Map              // location-layer identity → *executor.Tool
+	installVer atomic.Uint64         // bumped at every Install
+	grantRules sync.Map              // project → *grantsCache
 	regCache   atomic.Pointer[registryCache]
 }
 
@@ -109,14 +107,12 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, seed: maphash.MakeSeed()}, nil
+	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store}, nil
 }
 
 // lockRun serialises this host's commits to one run.
 func (e *Engine) lockRun(run string) func() {
-	m := &e.locks[maphash.String(e.seed, run)%uint64(len(e.locks))]
-	m.Lock()
-	return m.Unlock
+	return e.locks.lock(run)
 }
 
 // commit appends c to its run with expectation last and folds it into the
