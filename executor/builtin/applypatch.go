@@ -120,7 +120,7 @@ func applyOp(c executor.Call, op patchOp) error {
 	}
 	switch op.kind {
 	case patchAdd:
-		if _, err := readResolved(p); err == nil {
+		if fi, err := statResolved(p); err == nil && !fi.IsDir() {
 			return errors.New("the file already exists; update it instead")
 		}
 		content := strings.Join(op.lines, "\n")

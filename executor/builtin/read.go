@@ -59,23 +59,18 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	f, err := openResolved(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, fi, err := openResolved(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("file not found: %s", in.Path)
-	}
-	if err != nil {
+	case errors.Is(err, errNotRegular):
+		return "", fmt.Errorf("%s is not a regular file", in.Path)
+	case err != nil:
 		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
-	}
 	if fi.IsDir() {
 		return listDir(f, in.Path)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", in.Path)
 	}
 	return pageOf(f, in)
 }
@@ -83,30 +78,62 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 // readResolved reads the whole file at p (not a directory), through
 // openResolved.
 func readResolved(p executor.Path) (string, error) {
-	f, err := openResolved(p)
+	f, fi, err := openResolved(p)
 	if err != nil {
 		return "", pathErr(err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	if fi.IsDir() {
 		return "", errors.New("it is a directory")
 	}
 	b, err := io.ReadAll(f)
 	return string(b), err
 }
 
-// openResolved opens p: inside the location through os.Root, outside at its
-// real path.
-func openResolved(p executor.Path) (*os.File, error) {
+// errNotRegular: the path is neither a regular file nor a directory.
+var errNotRegular = errors.New("not a regular file")
+
+// statResolved stats p: inside the location through os.Root, outside at
+// its real path.
+func statResolved(p executor.Path) (fs.FileInfo, error) {
 	if p.External {
-		return os.Open(p.Real)
+		return os.Stat(p.Real)
 	}
 	root, err := os.OpenRoot(p.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(p.Rel)
+	return root.Stat(p.Rel)
+}
+
+// openResolved opens the regular file or directory at p: inside the
+// location through os.Root (which refuses a symlink out, even one swapped in
+// after the checks), outside at its real path. It stats first, so a FIFO or
+// a device is refused with errNotRegular instead of blocking the open.
+func openResolved(p executor.Path) (*os.File, fs.FileInfo, error) {
+	fi, err := statResolved(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, fi, errNotRegular
+	}
+	var f *os.File
+	if p.External {
+		f, err = os.Open(p.Real)
+	} else {
+		var root *os.Root
+		if root, err = os.OpenRoot(p.Root); err != nil {
+			return nil, nil, err
+		}
+		defer root.Close()
+		f, err = root.Open(p.Rel)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 func listDir(f *os.File, name string) (string, error) {
