@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"slices"
+
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 )
@@ -15,6 +17,7 @@ var fitLimits = executor.Limits{MaxLines: 100, MaxBytes: 4096}
 // arguments, which are the model's and are not cut, can still be too large.
 func (e *Engine) fit(c *events.Commit) {
 	limit := e.log.MaxMsgSize() * 9 / 10 // room for the envelope
+	owned := false
 	for estimate(c) > limit {
 		i, size := -1, 0
 		for j, ev := range c.Events {
@@ -26,6 +29,9 @@ func (e *Engine) fit(c *events.Commit) {
 		}
 		if i < 0 || size <= fitLimits.MaxBytes {
 			return // nothing left to spill: the commit fails as too large
+		}
+		if !owned { // the events may be the caller's, kept for a retry
+			c.Events, owned = slices.Clone(c.Events), true
 		}
 		r := c.Events[i].(events.ToolResultRecorded)
 		bounded, sp := e.store.Bound(fromEventResult(r), fitLimits)

@@ -167,3 +167,30 @@ func TestLargeStepStillFitsOneCommit(t *testing.T) {
 		t.Error("nothing was spilled, yet the step fit one 8 MiB message")
 	}
 }
+
+// A step whose arguments are large enough that its commit spills a result
+// that the output boundary let through answers with the result as
+// committed, the same as a later read of the step.
+func TestOutcomeIsTheCommittedResult(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHostCfg(t, s, registry(t, &cnt), commands.Config{Host: "h1", ToolOutputDir: t.TempDir()})
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("0123456789abcdef", 6_500_000/16) // 6.5 MB of arguments
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
+		Calls: []commands.CallRequest{{ID: "c", Tool: "repeat", Args: []byte(`{"text":"` + text + `","times":1}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.AwaitStep(ctx, commands.AwaitRequest{Run: info.Run, Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.Results[0].Content, again.Results[0].Content; got != want {
+		t.Errorf("SubmitStep answered %d bytes, the committed step holds %d", len(got), len(want))
+	}
+}

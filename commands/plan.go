@@ -199,13 +199,15 @@ func (p *plan) oneCommit() bool {
 	return true
 }
 
-// resultBytes is the size of the plan's results.
-func (p *plan) resultBytes() int {
-	n := 0
+// mayBeFitted reports whether committing may have spilled any of the
+// plan's results further: fit spills only results larger than fitLimits.
+func (p *plan) mayBeFitted() bool {
 	for _, c := range p.calls {
-		n += resultSize(c.result)
+		if resultSize(c.result) > fitLimits.MaxBytes {
+			return true
+		}
 	}
-	return n
+	return false
 }
 
 // tickets returns the plan's tickets, in model order.

@@ -54,11 +54,11 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	return e.outcome(p)
 }
 
-// outcome is the step's outcome as committed. A step large enough that
-// committing may have spilled more of its results (see fit) is read back
-// from the projection; any other is the plan's own, as committed.
+// outcome is the step's outcome as committed. A step with a result that
+// committing may have spilled further (see fit) is read back from the
+// projection; any other is the plan's own, as committed.
 func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
-	if p.tickets() != nil || p.resultBytes() < e.log.MaxMsgSize()/4 {
+	if p.tickets() != nil || !p.mayBeFitted() {
 		return p.outcome(), nil
 	}
 	var out *StepOutcome
