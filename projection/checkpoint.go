@@ -33,16 +33,19 @@ func stepKey(run string, n int) []byte {
 // batch is one checkpoint write: encoded pieces, made under the projector's
 // lock and written outside it.
 type batch struct {
-	seq     uint64
-	runs    map[string][]byte
-	steps   map[string][]byte
-	final   []finalStep // steps to encode outside the projector's lock
-	tickets map[string]string
-	grants  map[string][]byte
-	scopes  map[string][]byte
-	pending map[string]string // nil: unchanged (with open and outputs)
-	open    map[string]bool
-	outputs map[string][]byte
+	seq   uint64
+	runs  map[string][]byte
+	steps map[string][]byte
+	final []finalStep // steps to encode outside the projector's lock
+	// taken and takenIdx are the dirt the batch took, put back if its write fails.
+	taken    map[string]map[int]bool
+	takenIdx indexDirt
+	tickets  map[string]string
+	grants   map[string][]byte
+	scopes   map[string][]byte
+	pending  map[string]string // nil: unchanged (with open and outputs)
+	open     map[string]bool
+	outputs  map[string][]byte
 }
 
 // allBuckets names every bucket of the checkpoint.

@@ -11,21 +11,29 @@ func (p *Projector) Flush() error {
 		return err
 	}
 	if err := b.encodeFinal(); err != nil {
-		p.mu.Lock()
-		for _, f := range b.final {
-			p.dirtyLocked(f.run)[f.step.N] = true
-		}
-		p.pending = p.opts.FlushEvery // retry at the next commit
-		p.mu.Unlock()
+		p.requeue(b)
 		return fmt.Errorf("checkpoint at stream sequence %d: %w", b.seq, err)
 	}
 	if err := writeBatch(p.db, b); err != nil {
-		p.mu.Lock()
-		p.pending = p.opts.FlushEvery // retry at the next commit
-		p.mu.Unlock()
+		p.requeue(b)
 		return fmt.Errorf("write checkpoint at stream sequence %d: %w", b.seq, err)
 	}
 	return nil
+}
+
+// requeue marks everything a failed checkpoint took as dirty again, so
+// the next one — tried at the next commit — writes it.
+func (p *Projector) requeue(b *batch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for run, steps := range b.taken {
+		d := p.dirtyLocked(run)
+		for n := range steps {
+			d[n] = true
+		}
+	}
+	p.idxDirty.add(b.takenIdx)
+	p.pending = p.opts.FlushEvery
 }
 
 // takeBatch takes the dirty state under the lock and clears it. Final
@@ -65,7 +73,7 @@ func (p *Projector) takeBatch() (*batch, error) {
 	if err := p.takeIndexes(b); err != nil {
 		return nil, err
 	}
-	p.dirty = map[string]map[int]bool{}
+	b.taken, p.dirty = p.dirty, map[string]map[int]bool{}
 	p.pending = 0
 	return b, nil
 }

@@ -40,6 +40,14 @@ func (d indexDirt) any() bool {
 	return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
 }
 
+// add marks what o marks too.
+func (d *indexDirt) add(o indexDirt) {
+	maps.Copy(d.tickets, o.tickets)
+	maps.Copy(d.grants, o.grants)
+	maps.Copy(d.scopes, o.scopes)
+	d.sets = d.sets || o.sets
+}
+
 func newIndexDirt() indexDirt {
 	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}, scopes: map[string]bool{}}
 }
@@ -214,7 +222,7 @@ func (p *Projector) takeIndexes(b *batch) error {
 			b.outputs[path] = v
 		}
 	}
-	p.idxDirty = newIndexDirt()
+	b.takenIdx, p.idxDirty = p.idxDirty, newIndexDirt()
 	return nil
 }
 

@@ -291,3 +291,35 @@ func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A checkpoint whose write fails loses nothing: the next one writes what
+// the failed one took, and a reopened projector has the whole run.
+func TestFailedCheckpointIsWrittenLater(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "projections.db")
+	p, err := projection.Open(path, projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := history()
+	for i, c := range hist {
+		if err := p.ApplyOwn(uint64(i+1), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore := p.FailWrites(t)
+	if err := p.Flush(); err == nil {
+		t.Fatal("a checkpoint into a closed database succeeded")
+	}
+	restore()
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p = reopen(t, p, path)
+	var got *projection.Run
+	if _, err := p.ViewWhole(runID, func(r *projection.Run) { got, _ = r.Clone() }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fold(t, hist), got); diff != "" {
+		t.Errorf("run after a failed and a good checkpoint (-folded +reopened):\n%s", diff)
+	}
+}

@@ -1,0 +1,23 @@
+package projection
+
+import (
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FailWrites makes p's checkpoint writes fail (its database is swapped for
+// a closed one) until the returned restore is called.
+func (p *Projector) FailWrites(t *testing.T) (restore func()) {
+	closed, err := bolt.Open(filepath.Join(t.TempDir(), "closed.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	good := p.db
+	p.db = closed
+	return func() { p.db = good }
+}
