@@ -163,7 +163,6 @@ func (p *Projector) nextGap(last uint64) (from, n uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for p.own[p.seq+1] && p.seq < last {
-		delete(p.own, p.seq+1)
 		p.advanceLocked(p.seq+1, false)
 	}
 	from = p.seq + 1
@@ -251,7 +250,6 @@ func (p *Projector) advanceIfApplied(seq uint64, subject string) bool {
 	if r == nil || seq > r.LastSeq || seq != p.seq+1 {
 		return false
 	}
-	delete(p.own, seq)
 	p.advanceLocked(seq, false)
 	return true
 }

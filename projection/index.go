@@ -81,7 +81,8 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 		}
 	}
 	last := r.Step(len(r.Steps))
-	open := r.Status != StatusEnded && (r.PendingTickets() > 0 || (last != nil && !last.Final))
+	// Apply has just set the status: awaiting is "not ended, a ticket pending".
+	open := r.Status == StatusAwaiting || (r.Status != StatusEnded && last != nil && !last.Final)
 	if open != p.idx.open[r.ID] {
 		if open {
 			p.idx.open[r.ID] = true

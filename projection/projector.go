@@ -108,9 +108,11 @@ func (p *Projector) Replayed() int {
 }
 
 // advanceLocked records seq as applied and wakes waiters; replayed says the
-// commit was read from the stream and folded here.
+// commit was read from the stream and folded here. Whoever folded seq, it
+// is no longer ahead of the projector.
 func (p *Projector) advanceLocked(seq uint64, replayed bool) {
 	p.seq = seq
+	delete(p.own, seq)
 	if replayed {
 		p.replayed++
 	}
@@ -118,12 +120,11 @@ func (p *Projector) advanceLocked(seq uint64, replayed bool) {
 	p.notifyLocked()
 }
 
-// applyLocked folds a commit into its run. Commits outside runs belong to
-// projections added later and are skipped here.
+// applyLocked folds a commit into its run, or into the indexes for a
+// commit outside runs. Its caller wakes the waiters.
 func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 	if c.Run == "" {
 		p.indexOutside(seq, c)
-		p.notifyLocked()
 		return nil
 	}
 	r, err := p.runLocked(c.Run)
@@ -153,7 +154,6 @@ func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 		d[n] = true
 	}
 	p.indexRun(r, c)
-	p.notifyLocked()
 	return nil
 }
 
@@ -186,6 +186,7 @@ func (p *Projector) ApplyOwn(seq uint64, c *events.Commit) error {
 		return err
 	}
 	p.own[seq] = true
+	p.notifyLocked()
 	return nil
 }
 
@@ -216,85 +217,69 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	return r, nil
 }
 
-// decodeLocked makes step n of r whole if it is still a stub from the
-// checkpoint (n out of range: nothing to do).
-func (p *Projector) decodeLocked(r *Run, n int) error {
+// decodeLocked makes the steps ns of r whole where they are still stubs
+// from the checkpoint, reading them in one transaction (a number out of
+// range, or of a whole step, needs nothing).
+func (p *Projector) decodeLocked(r *Run, ns ...int) error {
 	lazy := p.lazy[r.ID]
-	if !lazy.has(n) {
+	var stubs []int
+	for _, n := range ns {
+		if lazy.has(n) {
+			stubs = append(stubs, n)
+		}
+	}
+	if len(stubs) == 0 {
 		return nil
 	}
 	err := p.db.View(func(tx *bolt.Tx) error {
-		return decodeStep(r, n, tx.Bucket(bucketSteps).Get(stepKey(r.ID, n)))
+		b := tx.Bucket(bucketSteps)
+		for _, n := range stubs {
+			if err := decodeStep(r, n, b.Get(stepKey(r.ID, n))); err != nil {
+				return err
+			}
+			lazy.remove(n)
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	lazy.remove(n)
 	if lazy.empty() {
 		delete(p.lazy, r.ID)
 	}
-	return nil
+	return err
 }
 
-// ViewStep is View with step n of the run decoded first (a run loaded from
-// the checkpoint keeps its earlier steps encoded until asked for). The run's
-// last step is always decoded.
-func (p *Projector) ViewStep(id string, n int, fn func(r *Run)) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, err := p.runLocked(id)
-	if err != nil || r == nil {
-		return false, err
-	}
-	if err := p.decodeLocked(r, n); err != nil {
-		return false, err
-	}
-	fn(r)
-	return true, nil
-}
-
-// ViewWhole is View with every step of the run decoded.
-func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, err := p.runLocked(id)
-	if err != nil || r == nil {
-		return false, err
-	}
-	if lazy := p.lazy[id]; lazy != nil {
-		err := p.db.View(func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketSteps)
-			for _, n := range lazy.list() {
-				if err := decodeStep(r, n, b.Get(stepKey(id, n))); err != nil {
-					return err
-				}
-				lazy.remove(n)
-			}
-			return nil
-		})
-		if err != nil {
-			return false, err
-		}
-		delete(p.lazy, id)
-	}
-	fn(r)
-	return true, nil
-}
-
-// View calls fn with the run while holding the projector's lock, so fn sees a
-// consistent run. A run loaded from the checkpoint has its last step decoded
-// and earlier ones as stubs {N, Final: true}: use ViewStep or ViewWhole to
-// read an earlier step's calls.
-//
-// fn sees a
-// consistent run; fn must not keep r, block, or call the projector (its lock
-// is held). It reports whether the run
-// exists.
+// View calls fn with the run while holding the projector's lock, so fn sees
+// a consistent run; fn must not keep r, block, or call the projector (its
+// lock is held). It reports whether the run exists. A run loaded from the
+// checkpoint has its last step whole and earlier ones as stubs {N, Final:
+// true}: use ViewStep or ViewWhole to read an earlier step's calls.
 func (p *Projector) View(id string, fn func(r *Run)) (bool, error) {
+	return p.view(id, false, 0, fn)
+}
+
+// ViewStep is View with step n of the run whole.
+func (p *Projector) ViewStep(id string, n int, fn func(r *Run)) (bool, error) {
+	return p.view(id, false, n, fn)
+}
+
+// ViewWhole is View with every step of the run whole.
+func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
+	return p.view(id, true, 0, fn)
+}
+
+// view is View with every step whole first, or step n.
+func (p *Projector) view(id string, whole bool, n int, fn func(r *Run)) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, err := p.runLocked(id)
 	if err != nil || r == nil {
+		return false, err
+	}
+	if whole {
+		err = p.decodeLocked(r, p.lazy[id].list()...)
+	} else {
+		err = p.decodeLocked(r, n)
+	}
+	if err != nil {
 		return false, err
 	}
 	fn(r)
