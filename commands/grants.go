@@ -2,12 +2,10 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
-	"github.com/stepgate/stepgate/step"
 )
 
 // Grants lists the saved approvals in force (of one project, when set).
@@ -41,25 +39,9 @@ func (e *Engine) RevokeGrant(ctx context.Context, req RevokeRequest) (*projectio
 	if len(evs) == 0 { // shadowed by an older duplicate that is revoked already
 		evs = append(evs, events.GrantRevoked{ID: g.ID, Project: g.Project, Principal: req.Principal})
 	}
-	subject := events.GrantSubject(g.Project)
-	for attempt := 0; ; attempt++ {
-		last, err := e.log.SubjectLastSeq(ctx, subject)
-		if err != nil {
-			return nil, err
-		}
-		now := e.cfg.Clock()
-		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: events.KindGrant, At: now.UTC(), Host: e.cfg.Host, Events: evs}
-		seq, err := e.log.CommitTo(ctx, subject, c, last)
-		if errors.Is(err, step.ErrConflict) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("revoke grant %s: %w", req.ID, err)
-		}
-		if err := e.proj.ApplyOwn(seq, c); err != nil {
-			return nil, err
-		}
-		g, _ = e.proj.Grant(req.ID)
-		return &g, nil
+	if err := e.commitSubject(ctx, events.GrantSubject(g.Project), events.KindGrant, evs); err != nil {
+		return nil, fmt.Errorf("revoke grant %s: %w", req.ID, err)
 	}
+	g, _ = e.proj.Grant(req.ID)
+	return &g, nil
 }

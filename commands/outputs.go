@@ -11,7 +11,6 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/step"
 )
 
 // SweepResult says what an output sweep deleted.
@@ -73,20 +72,9 @@ func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 		return res, nil
 	}
 	slices.Sort(res.Deleted)
-	for attempt := 0; ; attempt++ {
-		last, err := e.log.SubjectLastSeq(ctx, events.OutputSubject)
-		if err != nil {
-			return nil, err
-		}
-		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: events.KindSweep, At: now.UTC(), Host: e.cfg.Host,
-			Events: []events.Event{events.OutputFileSwept{Paths: res.Deleted}}}
-		seq, err := e.log.CommitTo(ctx, events.OutputSubject, c, last)
-		if errors.Is(err, step.ErrConflict) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("record the output sweep: %w", err)
-		}
-		return res, e.proj.ApplyOwn(seq, c)
+	if err := e.commitSubject(ctx, events.OutputSubject, events.KindSweep,
+		[]events.Event{events.OutputFileSwept{Paths: res.Deleted}}); err != nil {
+		return nil, fmt.Errorf("record the output sweep: %w", err)
 	}
+	return res, nil
 }

@@ -88,20 +88,30 @@ func (e *Engine) CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseS
 }
 
 func (e *Engine) commitRegistry(ctx context.Context, scope string, evs []events.Event) error {
-	subject := events.RegistrySubject(scope)
+	if err := e.commitSubject(ctx, events.RegistrySubject(scope), events.KindRegistry, evs); err != nil {
+		return fmt.Errorf("registry scope %s: %w", scope, err)
+	}
+	return nil
+}
+
+// commitSubject commits evs to a subject outside runs (a registry scope,
+// a project's grants, the output sweeps), expecting the subject's last
+// sequence as read just before; after a lost race it reads it again (three
+// times at most). The commit is folded here at once.
+func (e *Engine) commitSubject(ctx context.Context, subject string, kind events.Kind, evs []events.Event) error {
 	for attempt := 0; ; attempt++ {
 		last, err := e.log.SubjectLastSeq(ctx, subject)
 		if err != nil {
 			return err
 		}
 		now := e.cfg.Clock()
-		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: events.KindRegistry, At: now.UTC(), Host: e.cfg.Host, Events: evs}
+		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
 		seq, err := e.log.CommitTo(ctx, subject, c, last)
 		if errors.Is(err, step.ErrConflict) && attempt < 3 {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("registry scope %s: %w", scope, err)
+			return err
 		}
 		return e.proj.ApplyOwn(seq, c)
 	}
