@@ -81,11 +81,18 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		err     error
 		res     = &ReplyResult{Ticket: req.Ticket, Run: run}
 		project string
-		grants  = e.proj.Grants("") // read before the view: a view must not call the projector
+		grants  []projection.Grant // only an "always" saves and reads grants
+		current gate.Ruleset       // only an approval is checked again
 	)
-	current, err := e.currentRules(run) // configuration files are read outside the view too
-	if err != nil {
-		return nil, "", err
+	// Both are read before the view: a view must not call the projector or
+	// read configuration files.
+	if req.Reply == events.ReplyAlways {
+		grants = e.proj.Grants("")
+	}
+	if req.Reply != events.ReplyReject {
+		if current, err = e.currentRules(run); err != nil {
+			return nil, "", err
+		}
 	}
 	reg := e.effective()
 	verr := e.viewRun(run, func(r *projection.Run) {
@@ -313,12 +320,19 @@ func (e *Engine) approveProject(ctx context.Context, project, except string) {
 func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	unlock := e.lockRun(run)
 	defer unlock()
-	var w *progress
-	saved := e.saved(project)
-	current, err := e.currentRules(run)
-	if err != nil {
-		return err
+	var (
+		w               *progress
+		other           bool
+		agent, location string
+	)
+	if err := e.viewRun(run, func(r *projection.Run) {
+		other = e.config(r).project != project || r.Status != projection.StatusAwaiting
+		agent, location = r.Snapshot.Agent, r.Snapshot.Location
+	}); err != nil || other {
+		return err // a run of another project, or no longer waiting: its configuration is not read
 	}
+	saved := e.saved(project)
+	current := e.cfg.Policy(agent, location).Rules
 	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		cfg := e.config(r)
