@@ -32,7 +32,6 @@ type planned struct {
 	tool     *executor.Tool
 	prepared *executor.Prepared
 	verdict  events.PermissionDecided
-	rule     *gate.Rule
 	ticket   *events.TicketIssued      // the call waits for a human
 	spilled  *executor.Spilled         // its whole output went to this file
 	state    []executor.StateChange    // the run state it set
@@ -152,7 +151,6 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg 
 	case gate.KindAllow:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
 			Rule: ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
-		c.rule = v.Rule
 		if tool.AwaitsInput() {
 			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
 		}
@@ -160,7 +158,6 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg 
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
 			Rule: ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
-		c.rule = v.Rule
 		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
 		return c
 	default:
@@ -174,7 +171,6 @@ func (e *Engine) block(c *planned, v gate.Verdict) *planned {
 	reqs := c.verdict.Requests
 	c.verdict = events.PermissionDecided{CallID: c.req.ID, Verdict: events.VerdictBlock, Reason: v.Reason,
 		Rule: ruleRef(v.Rule), Requests: reqs}
-	c.rule = v.Rule
 	c.setResult(executor.ErrorResult("blocked: " + v.Reason))
 	return c
 }

@@ -16,7 +16,6 @@ import (
 type printer struct {
 	w    io.Writer
 	json bool
-	run  string
 }
 
 func newPrinter(w io.Writer, asJSON bool) *printer { return &printer{w: w, json: asJSON} }
@@ -27,7 +26,6 @@ func (p *printer) emit(v any) {
 }
 
 func (p *printer) started(info *commands.RunInfo) {
-	p.run = info.Run
 	if p.json {
 		p.emit(map[string]any{"run": info.Run, "event": "started", "tools": len(info.Catalog.Tools)})
 		return
