@@ -77,7 +77,7 @@ func Bash() (*executor.Tool, error) {
 			if in.Timeout < 0 || time.Duration(in.Timeout)*time.Millisecond > BashMaxTimeout {
 				return nil, fmt.Errorf("timeout %d ms: at most %d", in.Timeout, BashMaxTimeout.Milliseconds())
 			}
-			dir, err := bashWorkdir(c, in.Workdir)
+			dir, err := resolveDir(c, in.Workdir)
 			if err != nil {
 				return nil, err
 			}
@@ -87,15 +87,8 @@ func Bash() (*executor.Tool, error) {
 	)
 }
 
-func bashWorkdir(c executor.Call, workdir string) (executor.Path, error) {
-	if workdir == "" {
-		workdir = "."
-	}
-	return executor.Resolve(c.Location, workdir, true)
-}
-
 func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, error) {
-	dir, err := bashWorkdir(c, in.Workdir) // again: time has passed since the decision
+	dir, err := resolveDir(c, in.Workdir) // again: time has passed since the decision
 	if err != nil {
 		return BashOutput{}, err
 	}

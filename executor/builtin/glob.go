@@ -41,18 +41,30 @@ func Glob() (*executor.Tool, error) {
 		}))
 }
 
-func searchDir(c executor.Call, path string) (executor.Path, error) {
+// resolveDir resolves a directory argument of a call: the location itself
+// when it is empty.
+func resolveDir(c executor.Call, path string) (executor.Path, error) {
 	if path == "" {
 		path = "."
 	}
 	return executor.Resolve(c.Location, path, true)
 }
 
+// shownPath is how a file found under dir, at rel below it, is shown to
+// the model: relative to the location inside it, absolute outside.
+func shownPath(dir executor.Path, rel string) string {
+	shown := filepath.Join(dir.Real, rel)
+	if !dir.External {
+		shown, _ = filepath.Rel(dir.Root, shown)
+	}
+	return filepath.ToSlash(shown)
+}
+
 // searchRequests are what a search under path asks: action on the pattern
 // (saved as "*"), after external_directory for a directory outside the
 // location.
 func searchRequests(c executor.Call, path, action, pattern string) ([]descriptor.Request, error) {
-	dir, err := searchDir(c, path)
+	dir, err := resolveDir(c, path)
 	if err != nil {
 		return nil, err
 	}
@@ -60,20 +72,16 @@ func searchRequests(c executor.Call, path, action, pattern string) ([]descriptor
 }
 
 func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error) {
-	dir, err := searchDir(c, in.Path)
+	dir, err := resolveDir(c, in.Path)
 	if err != nil {
 		return "", err
-	}
-	base := dir.Real
-	if !dir.External {
-		base = filepath.Join(dir.Root, dir.Rel)
 	}
 	type hit struct {
 		path string
 		mod  time.Time
 	}
 	var hits []hit
-	err = doublestar.GlobWalk(os.DirFS(base), in.Pattern, func(p string, d fs.DirEntry) error {
+	err = doublestar.GlobWalk(os.DirFS(dir.Real), in.Pattern, func(p string, d fs.DirEntry) error {
 		if d.IsDir() {
 			return nil
 		}
@@ -103,11 +111,7 @@ func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error)
 			out = append(out, fmt.Sprintf("(%d more not shown: narrow the pattern or raise limit)", len(hits)-limit))
 			break
 		}
-		shown := filepath.Join(base, h.path)
-		if !dir.External {
-			shown, _ = filepath.Rel(dir.Root, shown)
-		}
-		out = append(out, filepath.ToSlash(shown))
+		out = append(out, shownPath(dir, h.path))
 	}
 	if len(out) == 0 {
 		return "No files found", nil

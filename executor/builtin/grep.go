@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -53,7 +54,7 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 	if err != nil {
 		return "", err
 	}
-	dir, err := searchDir(c, in.Path)
+	dir, err := resolveDir(c, in.Path)
 	if err != nil {
 		return "", err
 	}
@@ -92,11 +93,7 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 				return nil
 			}
 		}
-		shown := filepath.Join(base, rel)
-		if !dir.External {
-			shown, _ = filepath.Rel(dir.Root, shown)
-		}
-		return grepFile(p, filepath.ToSlash(shown), re, limit, &out, &more)
+		return grepFile(p, shownPath(dir, rel), re, limit, &out, &more)
 	})
 	if err != nil {
 		return "", err
@@ -117,7 +114,7 @@ func grepFile(path, shown string, re *regexp.Regexp, limit int, out *[]string, m
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
-	if head, _ := r.Peek(8 << 10); strings.IndexByte(string(head), 0) >= 0 {
+	if head, _ := r.Peek(readSniffLength); bytes.IndexByte(head, 0) >= 0 {
 		return nil // binary
 	}
 	sc := bufio.NewScanner(r)

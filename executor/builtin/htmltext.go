@@ -35,8 +35,7 @@ func htmlToText(r io.Reader, markdown bool) string {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
-			switch a {
-			case atom.Script, atom.Style, atom.Noscript, atom.Head, atom.Template, atom.Svg:
+			if skipped(a) {
 				if tt == html.StartTagToken {
 					skip++
 				}
@@ -88,8 +87,7 @@ func htmlToText(r io.Reader, markdown bool) string {
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			switch a {
-			case atom.Script, atom.Style, atom.Noscript, atom.Head, atom.Template, atom.Svg:
+			if skipped(a) {
 				if skip > 0 {
 					skip--
 				}
@@ -147,4 +145,13 @@ func tidy(s string) string {
 	s = lineSpace.ReplaceAllString(s, "")
 	s = blankLines.ReplaceAllString(s, "\n\n")
 	return strings.TrimSpace(s)
+}
+
+// skipped reports whether an element's content is not text for the model.
+func skipped(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Noscript, atom.Head, atom.Template, atom.Svg:
+		return true
+	}
+	return false
 }

@@ -46,11 +46,7 @@ func Read() (*executor.Tool, error) {
 			if in.Offset < 0 || in.Limit < 0 || in.Limit > ReadMaxLines {
 				return nil, fmt.Errorf("offset must be ≥ 1 and limit between 1 and %d", ReadMaxLines)
 			}
-			p, err := executor.Resolve(c.Location, in.Path, true)
-			if err != nil {
-				return nil, err
-			}
-			return append(p.Requests(), descriptor.Request{Action: "read", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
+			return pathRequests(c, in.Path, "read", true)
 		}))
 }
 

@@ -33,11 +33,17 @@ func Write() (*executor.Tool, error) {
 // editRequests are what changing one file asks: edit on its path (saved as
 // "*"), after external_directory for a path outside the location.
 func editRequests(c executor.Call, path string) ([]descriptor.Request, error) {
-	p, err := executor.Resolve(c.Location, path, false)
+	return pathRequests(c, path, "edit", false)
+}
+
+// pathRequests are what a call on one path asks: action on the path (saved
+// as "*"), after external_directory for a path outside the location.
+func pathRequests(c executor.Call, path, action string, wantDir bool) ([]descriptor.Request, error) {
+	p, err := executor.Resolve(c.Location, path, wantDir)
 	if err != nil {
 		return nil, err
 	}
-	return append(p.Requests(), descriptor.Request{Action: "edit", Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
+	return append(p.Requests(), descriptor.Request{Action: action, Resources: []string{p.Resource()}, Save: []string{"*"}}), nil
 }
 
 func writeFile(_ context.Context, c executor.Call, in WriteInput) (string, error) {
