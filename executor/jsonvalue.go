@@ -64,7 +64,8 @@ func (p *jsonParser) value(depth int) (any, bool) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		return p.str()
+		str, ok := p.str()
+		return str, ok
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -80,9 +81,7 @@ func (p *jsonParser) value(depth int) (any, bool) {
 func (p *jsonParser) object(depth int) (any, bool) {
 	p.i++ // {
 	m := map[string]any{}
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
+	if p.empty('}') {
 		return m, true
 	}
 	for {
@@ -91,35 +90,22 @@ func (p *jsonParser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		k, ok := p.str()
-		if !ok {
+		if !ok || !p.colon() {
 			return nil, false
 		}
-		p.space()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, false
-		}
-		p.i++
-		p.space()
 		v, ok := p.value(depth)
 		if !ok {
 			return nil, false
 		}
-		if _, seen := m[k.(string)]; seen {
+		if _, seen := m[k]; seen {
 			p.dups = true
 		}
-		m[k.(string)] = v
-		p.space()
-		if p.i >= len(p.b) {
+		m[k] = v
+		switch done, ok := p.next('}'); {
+		case !ok:
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		case done:
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -127,9 +113,7 @@ func (p *jsonParser) object(depth int) (any, bool) {
 func (p *jsonParser) array(depth int) (any, bool) {
 	p.i++ // [
 	a := []any{}
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
+	if p.empty(']') {
 		return a, true
 	}
 	for {
@@ -139,20 +123,53 @@ func (p *jsonParser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.b) {
+		switch done, ok := p.next(']'); {
+		case !ok:
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		case done:
 			return a, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// empty reports whether the container just opened closes at once with
+// closer, and consumes it if so.
+func (p *jsonParser) empty(closer byte) bool {
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == closer {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// colon consumes the colon after an object key, and the space around it.
+func (p *jsonParser) colon() bool {
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return false
+	}
+	p.i++
+	p.space()
+	return true
+}
+
+// next consumes what follows a container's member: a comma (more to come)
+// or closer (done); ok is false for anything else.
+func (p *jsonParser) next(closer byte) (done, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closer:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (p *jsonParser) number() (any, bool) {
@@ -195,8 +212,6 @@ func (p *jsonParser) digits() bool {
 	return p.i > start
 }
 
-// str decodes a string as encoding/json does: escapes resolved, invalid
-// UTF-8 and lone surrogates replaced by U+FFFD, control characters refused.
 // plainKey reads a string of printable ASCII without escapes and returns
 // its bytes (valid until p.b changes); false for anything else, which
 // str reads.
@@ -217,7 +232,9 @@ func (p *jsonParser) plainKey() ([]byte, bool) {
 	return nil, false
 }
 
-func (p *jsonParser) str() (any, bool) {
+// str decodes a string as encoding/json does: escapes resolved, invalid
+// UTF-8 and lone surrogates replaced by U+FFFD, control characters refused.
+func (p *jsonParser) str() (string, bool) {
 	p.i++ // "
 	start := p.i
 	// Fast path: no escapes and plain UTF-8.
@@ -241,11 +258,11 @@ func (p *jsonParser) str() (any, bool) {
 			p.i++
 			return string(buf), true
 		case c < 0x20:
-			return nil, false
+			return "", false
 		case c == '\\':
 			r, ok := p.escape()
 			if !ok {
-				return nil, false
+				return "", false
 			}
 			buf = utf8.AppendRune(buf, r)
 		case c < utf8.RuneSelf:
@@ -257,7 +274,7 @@ func (p *jsonParser) str() (any, bool) {
 			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes, as encoding/json
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 // escape decodes one backslash escape starting at p.i.

@@ -137,50 +137,27 @@ func (s *simpleInput) decodeBytes(raw []byte, dst reflect.Value) bool {
 	p.i++
 	v := dst.Elem()
 	var seen uint64
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-	} else {
-		for {
-			p.space()
-			key, ok := p.plainKey()
-			if !ok {
-				return false
-			}
-			f, ok := s.flat.fields[string(key)]
-			if !ok || seen&(1<<f.index) != 0 {
-				return false
-			}
-			seen |= 1 << f.index
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return false
-			}
-			p.i++
-			p.space()
-			if p.i >= len(p.b) {
-				return false
-			}
-			switch p.b[p.i] {
-			case '{', '[', 'n':
-				return false
-			}
-			val, ok := p.value(1)
-			if !ok || !f.set(v, val) {
-				return false
-			}
-			p.space()
-			if p.i >= len(p.b) {
-				return false
-			}
-			if p.b[p.i] == '}' {
-				p.i++
-				break
-			}
-			if p.b[p.i] != ',' {
-				return false
-			}
-			p.i++
+	for done := p.empty('}'); !done; {
+		p.space()
+		key, ok := p.plainKey()
+		if !ok {
+			return false
+		}
+		f, ok := s.flat.fields[string(key)]
+		if !ok || seen&(1<<f.index) != 0 || !p.colon() || p.i >= len(p.b) {
+			return false
+		}
+		seen |= 1 << f.index
+		switch p.b[p.i] {
+		case '{', '[', 'n':
+			return false
+		}
+		val, ok := p.value(1)
+		if !ok || !f.set(v, val) {
+			return false
+		}
+		if done, ok = p.next('}'); !ok {
+			return false
 		}
 	}
 	p.space()
