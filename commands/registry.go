@@ -173,14 +173,21 @@ func (e *Engine) buildEffective() (map[string]effectiveTool, uint64) {
 	return out, regVer
 }
 
+// shown reports whether identity is still the effective registration of
+// name: the tool the model was shown is the one that would run.
+func shown(reg map[string]effectiveTool, name, identity string) bool {
+	et, ok := reg[name]
+	return ok && et.identity == identity
+}
+
 // resolveTool returns the implementation of the tool the model was shown as
 // identity, or the model-visible reason it cannot run: no effective
 // registration or another identity (stale), or none installed here.
 func resolveTool(reg map[string]effectiveTool, name, identity string) (*executor.Tool, string) {
-	et, ok := reg[name]
-	if !ok || et.identity != identity {
+	if !shown(reg, name, identity) {
 		return nil, executor.StaleTool(name)
 	}
+	et := reg[name]
 	if et.impl == nil {
 		return nil, executor.NotInstalled(name)
 	}

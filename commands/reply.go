@@ -108,7 +108,7 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
 			return
 		}
-		if et, ok := reg[t.Tool]; !ok || et.identity != t.Identity {
+		if !shown(reg, t.Tool, t.Identity) {
 			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
@@ -31,21 +32,31 @@ func (e *Engine) SweepTickets(ctx context.Context) error {
 }
 
 func (e *Engine) sweepRun(ctx context.Context, run string) error {
+	now := e.cfg.Clock()
+	reg := e.effective()
+	// Look before taking the run's lock: a reply holds it while the call it
+	// approved runs, and the sweeper must not wait for that.
+	due := false
+	if err := e.viewRun(run, func(r *projection.Run) {
+		for _, t := range otherPending(r, "") {
+			due = due || unanswerable(t, now, reg) != ""
+		}
+	}); err != nil || !due {
+		return err
+	}
 	unlock := e.lockRun(run)
 	defer unlock()
-	now := e.cfg.Clock()
 	var w *progress
-	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
 		pending := otherPending(r, "")
 		var settled []*projection.Ticket
 		var first []events.Event
 		for _, t := range pending {
-			switch et, ok := reg[t.Tool]; {
-			case t.Deadline != nil && !now.Before(*t.Deadline):
+			switch unanswerable(t, now, reg) {
+			case events.ResolvedExpired:
 				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired},
 					resultEvent(t.CallID, ExpiredResult))
-			case !ok || et.identity != t.Identity:
+			case events.ResolvedStale:
 				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale},
 					resultEvent(t.CallID, executor.StaleTool(t.Tool)))
 			default:
@@ -67,4 +78,17 @@ func (e *Engine) sweepRun(ctx context.Context, run string) error {
 		return err
 	}
 	return e.advance(ctx, w)
+}
+
+// unanswerable says why a pending ticket can no longer be answered — its
+// deadline passed (ResolvedExpired) or its tool is no longer the one the
+// model was shown (ResolvedStale) — or "" when it still can be.
+func unanswerable(t *projection.Ticket, now time.Time, reg map[string]effectiveTool) string {
+	switch {
+	case t.Deadline != nil && !now.Before(*t.Deadline):
+		return events.ResolvedExpired
+	case !shown(reg, t.Tool, t.Identity):
+		return events.ResolvedStale
+	}
+	return ""
 }
