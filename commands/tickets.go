@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/stepgate/stepgate/events"
@@ -100,25 +101,25 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []TicketView
+	byRun := map[string][]string{}
 	for id, run := range e.proj.Pending() {
-		if req.Run != "" && run != req.Run {
-			continue
+		if req.Run == "" || run == req.Run {
+			byRun[run] = append(byRun[run], id)
 		}
+	}
+	var out []TicketView
+	for run, ids := range byRun { // one view per run, whatever its number of tickets
 		if err := e.viewRun(run, func(r *projection.Run) {
-			if t := r.Ticket(id); t != nil && t.Pending() {
-				out = append(out, ticketView(r, t))
+			for _, id := range ids {
+				if t := r.Ticket(id); t != nil && t.Pending() {
+					out = append(out, ticketView(r, t))
+				}
 			}
 		}); err != nil {
 			return nil, err
 		}
 	}
-	slices.SortFunc(out, func(a, b TicketView) int {
-		if a.ID < b.ID {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(out, func(a, b TicketView) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
