@@ -21,7 +21,7 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("config check", stderr)
 	location := fs.String("location", ".", "the location whose project configuration applies")
 	agent := fs.String("agent", "build", "the agent to resolve")
-	data := fs.String("data", "stepgate-data", "the data directory (its tool-output directory is allowed to build)")
+	data := fs.String("data", defaultData, "the data directory (its tool-output directory is allowed to build)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -59,6 +59,9 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return nil
 }
+
+// defaultData is the data directory when --data is not given.
+const defaultData = "stepgate-data"
 
 // loader is the configuration this binary reads: the built-in agents, the
 // user's file and the location's project file.

@@ -35,7 +35,7 @@ type connFlags struct {
 }
 
 func (f *connFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "stepgate-data", "data directory: the embedded server's storage and this host's projection checkpoints")
+	fs.StringVar(&f.data, "data", defaultData, "data directory: the embedded server's storage and this host's projection checkpoints")
 	fs.StringVar(&f.natsURL, "nats", "", "URL(s) of a NATS server or cluster, comma-separated (instead of --data)")
 	fs.StringVar(&f.user, "user", "", "NATS user name")
 	fs.StringVar(&f.password, "password", "", "NATS password")
@@ -160,7 +160,8 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		return nil, err
 	}
 	o.dataDir = data
-	reg, err := tools(o.testTools, loader(o.dataDir).UserFile)
+	l := loader(o.dataDir)
+	reg, err := tools(o.testTools, l.UserFile)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +173,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		StateDir: filepath.Join(o.dataDir, "state"),
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
-			Policy: commands.LoaderPolicy(loader(o.dataDir), o.log)},
+			Policy: commands.LoaderPolicy(l, o.log)},
 		Projector: projectionOptions(o.log),
 	})
 }

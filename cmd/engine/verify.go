@@ -16,7 +16,7 @@ import (
 // serving it.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
-	data := fs.String("data", "stepgate-data", "the data directory to verify (stop the engine serving it first)")
+	data := fs.String("data", defaultData, "the data directory to verify (stop the engine serving it first)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
