@@ -48,6 +48,35 @@ func rawMessages(n int) ([]*nats.Msg, error) {
 	return msgs, nil
 }
 
+// newRawEnv is a fresh embedded server with the log's stream set up and no
+// engine.
+func newRawEnv(ctx context.Context, o Options) (*env, error) {
+	e, err := newEnv(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// publishChain publishes msgs one at a time through the engine's publish
+// call, each expecting the one before on their subject (the first expects
+// last), and returns the last sequence.
+func publishChain(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, last uint64) (uint64, error) {
+	for _, m := range msgs {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
+		ack, err := step.Publish(ctx, js, m)
+		if err != nil {
+			return 0, fmt.Errorf("raw publish: %w", err)
+		}
+		last = ack.Sequence
+	}
+	return last, nil
+}
+
 // warmup is how many steps (or raw messages) run before the clock starts, in
 // every workload alike: the first writes to a fresh stream pay for creating
 // its files.
@@ -58,32 +87,22 @@ const warmup = 100
 // at a time (after the same warm-up as the engine's workloads), then with up
 // to 256 in flight. It returns msgs/s of each.
 func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float64, err error) {
-	e, err := newEnv(ctx, o)
+	e, err := newRawEnv(ctx, o)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer e.close()
-	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
-		return 0, 0, err
-	}
 	msgs, err := rawMessages(warmup + n)
 	if err != nil {
 		return 0, 0, err
 	}
-	var (
-		last  uint64
-		start time.Time
-	)
-	for i, m := range msgs {
-		if i == warmup {
-			start = time.Now()
-		}
-		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
-		ack, err := step.Publish(ctx, e.js, m)
-		if err != nil {
-			return 0, 0, fmt.Errorf("raw sync publish: %w", err)
-		}
-		last = ack.Sequence
+	last, err := publishChain(ctx, e.js, msgs[:warmup], 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if last, err = publishChain(ctx, e.js, msgs[warmup:], last); err != nil {
+		return 0, 0, err
 	}
 	syncRate = perSecond(n, time.Since(start))
 
@@ -125,25 +144,14 @@ func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float6
 // synchronous publishers, one run subject each (after a warm-up), and
 // returns the total msgs/s.
 func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (float64, error) {
-	e, err := newEnv(ctx, o)
+	e, err := newRawEnv(ctx, o)
 	if err != nil {
 		return 0, err
 	}
 	defer e.close()
-	if _, err := step.Open(ctx, e.js, step.StreamConfig{}); err != nil {
-		return 0, err
-	}
 	publish := func(msgs []*nats.Msg) error {
-		var last uint64
-		for _, m := range msgs {
-			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
-			ack, err := step.Publish(ctx, e.js, m)
-			if err != nil {
-				return fmt.Errorf("raw pipeline publish: %w", err)
-			}
-			last = ack.Sequence
-		}
-		return nil
+		_, err := publishChain(ctx, e.js, msgs, 0)
+		return err
 	}
 	warm, err := rawMessages(warmup)
 	if err != nil {

@@ -28,18 +28,19 @@ import (
 // binary for the separate processes of w3 and w4.
 const ProcVerb = "bench-proc"
 
-// resumeSizes are w3's and w4's: steps before the ask, prior steps of the
-// same run, commits of other runs.
-type resumeSizes struct{ steps, prior, others int }
+// resumeSizes are w3's and w4's: rounds, steps before the ask, prior steps
+// of the same run, commits of other runs.
+type resumeSizes struct{ rounds, steps, prior, others int }
 
 func (o Options) resumeSizes() resumeSizes {
-	switch {
-	case o.Workload == "w3":
-		return resumeSizes{steps: 10}
-	case o.Quick:
-		return resumeSizes{steps: 10, prior: 1000, others: 10000}
+	sz := resumeSizes{rounds: 5, steps: 10, prior: 10000, others: 100000}
+	if o.Quick {
+		sz.rounds, sz.prior, sz.others = 1, 1000, 10000
 	}
-	return resumeSizes{steps: 10, prior: 10000, others: 100000}
+	if o.Workload == "w3" {
+		sz.prior, sz.others = 0, 0
+	}
+	return sz
 }
 
 // runResume is w3 and w4: process A drives a run to a call that asks and
@@ -52,14 +53,10 @@ func runResume(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rounds := 5
-	if o.Quick {
-		rounds = 1
-	}
 	sz := o.resumeSizes()
 	var ms []float64
 	reexec := 0
-	for range rounds {
+	for range sz.rounds {
 		dir, err := os.MkdirTemp(o.Dir, "stepgate-bench-*")
 		if err != nil {
 			return nil, err
