@@ -21,6 +21,7 @@ type env struct {
 	srv *step.Embedded
 	nc  *nats.Conn
 	js  jetstream.JetStream
+	pub *step.Publisher // raw environments only
 }
 
 func newEnv(ctx context.Context, o Options) (*env, error) {

@@ -59,16 +59,20 @@ func newRawEnv(ctx context.Context, o Options) (*env, error) {
 		e.close()
 		return nil, err
 	}
+	if e.pub, err = step.NewPublisher(e.nc); err != nil {
+		e.close()
+		return nil, err
+	}
 	return e, nil
 }
 
-// publishChain publishes msgs one at a time through the engine's publish
-// call, each expecting the one before on their subject (the first expects
-// last), and returns the last sequence.
-func publishChain(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, last uint64) (uint64, error) {
+// publishChain publishes msgs one at a time through the engine's publisher,
+// each expecting the one before on their subject (the first expects last),
+// and returns the last sequence.
+func publishChain(ctx context.Context, pub *step.Publisher, msgs []*nats.Msg, last uint64) (uint64, error) {
 	for _, m := range msgs {
 		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
-		ack, err := step.Publish(ctx, js, m)
+		ack, err := pub.Publish(ctx, m)
 		if err != nil {
 			return 0, fmt.Errorf("raw publish: %w", err)
 		}
@@ -83,109 +87,123 @@ func publishChain(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg,
 const warmup = 100
 
 // rawRates publishes W1-shaped commits straight to JetStream on a fresh
-// stream, with optimistic concurrency and de-duplication headers, first one
-// at a time (after the same warm-up as the engine's workloads), then with up
-// to 256 in flight. It returns msgs/s of each.
-func rawRates(ctx context.Context, o Options, n int) (syncRate, asyncRate float64, err error) {
+// stream, with optimistic concurrency and de-duplication headers: after the
+// same warm-up as the engine's workloads, syncN one at a time, then asyncN
+// with up to 256 in flight. It returns the two windows (a phase of 0
+// messages is skipped).
+func rawRates(ctx context.Context, o Options, syncN, asyncN int) (syncW, asyncW window, err error) {
 	e, err := newRawEnv(ctx, o)
 	if err != nil {
-		return 0, 0, err
+		return window{}, window{}, err
 	}
 	defer e.close()
-	msgs, err := rawMessages(warmup + n)
+	msgs, err := rawMessages(warmup + syncN)
 	if err != nil {
-		return 0, 0, err
+		return window{}, window{}, err
 	}
-	last, err := publishChain(ctx, e.js, msgs[:warmup], 0)
+	last, err := publishChain(ctx, e.pub, msgs[:warmup], 0)
 	if err != nil {
-		return 0, 0, err
+		return window{}, window{}, err
 	}
-	start := time.Now()
-	if last, err = publishChain(ctx, e.js, msgs[warmup:], last); err != nil {
-		return 0, 0, err
+	if syncN > 0 {
+		syncW, err = timed(syncN, func() (err error) {
+			last, err = publishChain(ctx, e.pub, msgs[warmup:], last)
+			return err
+		})
+		if err != nil {
+			return window{}, window{}, err
+		}
 	}
-	syncRate = perSecond(n, time.Since(start))
+	if asyncN > 0 {
+		asyncW, err = rawAsync(ctx, e, asyncN, last)
+	}
+	return syncW, asyncW, err
+}
 
-	// The same messages as a second run: new ids and subject, expectations
-	// known in advance because nothing else writes to the stream.
-	msgs, err = rawMessages(n)
+// rawAsync publishes n commits of a new run with up to 256 in flight, on a
+// stream whose last sequence is last: nothing else writes to it, so every
+// expectation is known in advance.
+func rawAsync(ctx context.Context, e *env, n int, last uint64) (window, error) {
+	msgs, err := rawMessages(n)
 	if err != nil {
-		return 0, 0, err
+		return window{}, err
 	}
 	ajs, err := jetstream.New(e.nc, jetstream.WithPublishAsyncMaxPending(256))
 	if err != nil {
-		return 0, 0, err
+		return window{}, err
 	}
-	base := last
-	start = time.Now()
-	for i, m := range msgs {
-		expect := uint64(0)
-		if i > 0 {
-			expect = base + uint64(i)
+	w, err := timed(n, func() error {
+		for i, m := range msgs {
+			expect := uint64(0)
+			if i > 0 {
+				expect = last + uint64(i)
+			}
+			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect, 10))
+			if _, err := ajs.PublishMsgAsync(m); err != nil {
+				return fmt.Errorf("raw async publish: %w", err)
+			}
 		}
-		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect, 10))
-		if _, err := ajs.PublishMsgAsync(m); err != nil {
-			return 0, 0, fmt.Errorf("raw async publish: %w", err)
+		select {
+		case <-ajs.PublishAsyncComplete():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
+	})
+	if err != nil {
+		return window{}, err
 	}
-	select {
-	case <-ajs.PublishAsyncComplete():
-	case <-ctx.Done():
-		return 0, 0, ctx.Err()
-	}
-	asyncRate = perSecond(n, time.Since(start))
 	if got := ajs.PublishAsyncPending(); got != 0 {
-		return 0, 0, fmt.Errorf("raw async: %d publishes unacknowledged", got)
+		return window{}, fmt.Errorf("raw async: %d publishes unacknowledged", got)
 	}
-	return syncRate, asyncRate, nil
+	return w, nil
 }
 
 // rawConcurrent publishes W1-shaped commits from runs concurrent
 // synchronous publishers, one run subject each (after a warm-up), and
-// returns the total msgs/s.
-func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (float64, error) {
+// returns their window.
+func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (window, error) {
 	e, err := newRawEnv(ctx, o)
 	if err != nil {
-		return 0, err
+		return window{}, err
 	}
 	defer e.close()
 	publish := func(msgs []*nats.Msg) error {
-		_, err := publishChain(ctx, e.js, msgs, 0)
+		_, err := publishChain(ctx, e.pub, msgs, 0)
 		return err
 	}
 	warm, err := rawMessages(warmup)
 	if err != nil {
-		return 0, err
+		return window{}, err
 	}
 	if err := publish(warm); err != nil {
-		return 0, err
+		return window{}, err
 	}
 	batches := make([][]*nats.Msg, runs)
 	for i := range batches {
 		if batches[i], err = rawMessages(perRun); err != nil {
-			return 0, err
+			return window{}, err
 		}
 	}
-	errs := make([]error, runs)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i, b := range batches {
-		wg.Go(func() { errs[i] = publish(b) })
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
-	}
-	return perSecond(runs*perRun, elapsed), nil
+	return timed(runs*perRun, func() error {
+		errs := make([]error, runs)
+		var wg sync.WaitGroup
+		for i, b := range batches {
+			wg.Go(func() { errs[i] = publish(b) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	})
 }
 
 func runRaw(ctx context.Context, o Options) (Result, error) {
-	s, a, err := rawRates(ctx, o, o.sizes().rawMsgs)
+	n := o.sizes().rawMsgs
+	s, a, err := rawRates(ctx, o, n, n)
 	if err != nil {
 		return nil, err
 	}
 	r := newResult(o)
-	r["sync_msgs_per_s"], r["async_msgs_per_s"] = s, a
+	r["sync_msgs_per_s"], r["async_msgs_per_s"] = s.rate(), a.rate()
+	r["sync_cpu_us_per_msg"], r["async_cpu_us_per_msg"] = s.cpuPer(), a.cpuPer()
 	return r, nil
 }

@@ -42,6 +42,46 @@ func ms(d time.Duration) float64 { return round(float64(d) / float64(time.Millis
 
 func perSecond(n int, d time.Duration) float64 { return math.Round(float64(n) / d.Seconds()) }
 
+// window is one timed stretch of a workload: n steps (or messages), and the
+// wall-clock and process CPU time they took.
+type window struct {
+	n         int
+	wall, cpu time.Duration
+}
+
+// timed runs fn as a window of n steps.
+func timed(n int, fn func() error) (window, error) {
+	start, cpu0 := time.Now(), cpuTime()
+	err := fn()
+	return window{n: n, wall: time.Since(start), cpu: cpuTime() - cpu0}, err
+}
+
+// rate is the window's steps per second.
+func (w window) rate() float64 { return perSecond(w.n, w.wall) }
+
+// medianRate is the median of the windows' rates.
+func medianRate(ws []window) float64 {
+	rates := make([]float64, len(ws))
+	for i, w := range ws {
+		rates[i] = w.rate()
+	}
+	return median(rates)
+}
+
+// medianCPU is the median of the windows' CPU time per step.
+func medianCPU(ws []window) float64 {
+	cpus := make([]float64, len(ws))
+	for i, w := range ws {
+		cpus[i] = w.cpuPer()
+	}
+	return median(cpus)
+}
+
+// cpuPer is the process CPU time per step, in microseconds.
+func (w window) cpuPer() float64 {
+	return math.Round(float64(w.cpu)/float64(time.Microsecond)/float64(w.n)*10) / 10
+}
+
 func round(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 func ratio(a, b float64) float64 {

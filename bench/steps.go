@@ -128,7 +128,7 @@ func runW1(ctx context.Context, o Options, tool string) (Result, error) {
 	var raws, rates, commits []float64
 	var lat []time.Duration
 	for range sz.rounds {
-		raw, _, err := rawRates(ctx, o, sz.w1Steps)
+		raw, _, err := rawRates(ctx, o, sz.w1Steps, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func runW1(ctx context.Context, o Options, tool string) (Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		raws, rates, commits = append(raws, raw), append(rates, rate), append(commits, cps)
+		raws, rates, commits = append(raws, raw.rate()), append(rates, rate), append(commits, cps)
 		lat = append(lat, l...)
 	}
 	r := newResult(o)
@@ -152,31 +152,28 @@ func runW1(ctx context.Context, o Options, tool string) (Result, error) {
 }
 
 // w2Round measures runs concurrent runs of n steps each on a fresh engine.
-func w2Round(ctx context.Context, o Options, runs, n int) (float64, error) {
+func w2Round(ctx context.Context, o Options, runs, n int) (window, error) {
 	ee, err := newEngineEnv(ctx, o, "echo")
 	if err != nil {
-		return 0, err
+		return window{}, err
 	}
 	defer ee.close()
 	h := ee.host
 	scripts := make([]script, runs)
 	for i := range scripts {
 		if scripts[i], err = newScript(ctx, h, "echo", n); err != nil {
-			return 0, err
+			return window{}, err
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, runs)
-	start := time.Now()
-	for i, sc := range scripts {
-		wg.Go(func() { _, errs[i] = sc.drive(ctx, h) })
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
-	}
-	return perSecond(runs*n, elapsed), nil
+	return timed(runs*n, func() error {
+		var wg sync.WaitGroup
+		errs := make([]error, runs)
+		for i, sc := range scripts {
+			wg.Go(func() { _, errs[i] = sc.drive(ctx, h) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	})
 }
 
 // runW2 drives concurrent runs, in rounds alternating with the raw
@@ -184,9 +181,11 @@ func w2Round(ctx context.Context, o Options, runs, n int) (float64, error) {
 func runW2(ctx context.Context, o Options) (Result, error) {
 	sz := o.sizes()
 	total := sz.w2Runs * sz.w2Steps
-	var asyncs, pipes, rates []float64
+	var asyncs, pipes, steps []window
 	for range sz.rounds {
-		_, async, err := rawRates(ctx, o, total)
+		// As many messages as the engine's window has steps, each phase as
+		// raw runs it.
+		_, async, err := rawRates(ctx, o, total, total)
 		if err != nil {
 			return nil, err
 		}
@@ -194,22 +193,27 @@ func runW2(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		rate, err := w2Round(ctx, o, sz.w2Runs, sz.w2Steps)
+		w, err := w2Round(ctx, o, sz.w2Runs, sz.w2Steps)
 		if err != nil {
 			return nil, err
 		}
-		asyncs, pipes, rates = append(asyncs, async), append(pipes, pipe), append(rates, rate)
+		asyncs, pipes, steps = append(asyncs, async), append(pipes, pipe), append(steps, w)
 	}
 	r := newResult(o)
-	steps, rawAsync, rawPipelines := median(rates), median(asyncs), median(pipes)
-	r["steps_per_s"] = steps
+	rate, rawAsync, rawPipelines := medianRate(steps), medianRate(asyncs), medianRate(pipes)
+	r["steps_per_s"] = rate
 	r["raw_async_msgs_per_s"] = rawAsync
-	r["ratio"] = ratio(steps, rawAsync)
+	r["ratio"] = ratio(rate, rawAsync)
 	// The same shape without the engine: one synchronous publisher per run,
 	// each commit acknowledged before the next. This is the ceiling of a
 	// workload whose runs commit step by step.
 	r["raw_pipelines_msgs_per_s"] = rawPipelines
-	r["ratio_to_pipelines"] = ratio(steps, rawPipelines)
+	r["ratio_to_pipelines"] = ratio(rate, rawPipelines)
+	// CPU time of the whole process (server, client, engine, collector) per
+	// step or message: on a machine with few cores the rates follow these.
+	r["cpu_us_per_step"] = medianCPU(steps)
+	r["raw_async_cpu_us_per_msg"] = medianCPU(asyncs)
+	r["raw_pipelines_cpu_us_per_msg"] = medianCPU(pipes)
 	r["rounds"] = sz.rounds
 	return r, nil
 }

@@ -50,7 +50,7 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 		return 0, fmt.Errorf("commit %s to %s: %d bytes > %d: %w", c.ID, subject, len(data), l.cfg.MaxMsgSize, ErrTooLarge)
 	}
 	msg := l.message(subject, data, c.ID, last)
-	ack, err := Publish(ctx, l.js, msg)
+	ack, err := l.pub.Publish(ctx, msg)
 	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		msg.Data = nil // answered: the client holds it no longer
 		l.msgs.Put(msg)

@@ -2,31 +2,94 @@ package step
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Publish sends msg to JetStream and waits for its ack: one commit at a time,
-// each acknowledged before the caller goes on. It uses the client's
-// asynchronous publish, whose acks share one reply subscription, and waits on
-// the ack — cheaper per message than a request per publish, most of all with
-// many publishers at once. The benchmark's raw baseline publishes through the
-// same function, so ratios measure the engine, not the client call.
-//
-// A server error comes back as a *jetstream.APIError; ctx bounds the wait
-// (the message may still be stored after ctx ends).
-func Publish(ctx context.Context, js jetstream.JetStream, msg *nats.Msg) (*jetstream.PubAck, error) {
-	f, err := js.PublishMsgAsync(msg)
+// Publisher sends messages to JetStream, each caller waiting for its own
+// message's ack: one commit at a time per caller, any number of callers at
+// once. It uses the client's asynchronous publish, whose acks share one reply
+// subscription — cheaper per message than a request per publish, most of all
+// with many publishers — and hands each ack to its waiter through the
+// client's ack handlers rather than a pair of channels per message. The
+// benchmark's raw baselines publish through it too, so ratios measure the
+// engine, not the client call.
+type Publisher struct {
+	js      jetstream.JetStream
+	mu      sync.Mutex
+	waiting map[*nats.Msg]chan ackOrErr
+	chans   sync.Pool // chan ackOrErr, buffered, empty
+}
+
+type ackOrErr struct {
+	ack *jetstream.PubAck
+	err error
+}
+
+// NewPublisher returns a publisher on nc. It has its own JetStream context:
+// publishing involves no JetStream API subject, so no domain or prefix.
+func NewPublisher(nc *nats.Conn) (*Publisher, error) {
+	p := &Publisher{waiting: map[*nats.Msg]chan ackOrErr{}}
+	p.chans.New = func() any { return make(chan ackOrErr, 1) }
+	js, err := jetstream.New(nc,
+		jetstream.WithPublishAsyncAckHandler(func(_ jetstream.JetStream, m *nats.Msg, ack *jetstream.PubAck) {
+			p.answer(m, ackOrErr{ack: ack})
+		}),
+		jetstream.WithPublishAsyncErrHandler(func(_ jetstream.JetStream, m *nats.Msg, err error) {
+			p.answer(m, ackOrErr{err: err})
+		}))
 	if err != nil {
+		return nil, fmt.Errorf("publisher: %w", err)
+	}
+	p.js = js
+	return p, nil
+}
+
+// answer hands a message's outcome to its waiter, if it still waits.
+func (p *Publisher) answer(m *nats.Msg, r ackOrErr) {
+	p.mu.Lock()
+	ch, ok := p.waiting[m]
+	delete(p.waiting, m)
+	p.mu.Unlock()
+	if ok {
+		ch <- r // buffered: never blocks the client's reply goroutine
+	}
+}
+
+// Publish sends msg and waits for its ack. msg must not be published again
+// until Publish returns. A server error comes back as a *jetstream.APIError;
+// ctx bounds the wait (the message may still be stored after ctx ends).
+func (p *Publisher) Publish(ctx context.Context, msg *nats.Msg) (*jetstream.PubAck, error) {
+	ch := p.chans.Get().(chan ackOrErr)
+	p.mu.Lock()
+	p.waiting[msg] = ch
+	p.mu.Unlock()
+	if _, err := p.js.PublishMsgAsync(msg); err != nil {
+		if p.forget(msg) {
+			p.chans.Put(ch)
+		}
 		return nil, err
 	}
 	select {
-	case ack := <-f.Ok():
-		return ack, nil
-	case err := <-f.Err():
-		return nil, err
+	case r := <-ch:
+		p.chans.Put(ch)
+		return r.ack, r.err
 	case <-ctx.Done():
+		if p.forget(msg) {
+			p.chans.Put(ch)
+		} // else an answer is on its way to ch: it is dropped with ch
 		return nil, ctx.Err()
 	}
+}
+
+// forget stops waiting for msg; it reports whether no answer was taken for it.
+func (p *Publisher) forget(msg *nats.Msg) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.waiting[msg]
+	delete(p.waiting, msg)
+	return ok
 }

@@ -73,6 +73,7 @@ func (c StreamConfig) withDefaults() StreamConfig {
 // concurrent use.
 type Log struct {
 	js      jetstream.JetStream
+	pub     *Publisher
 	stream  jetstream.Stream
 	cfg     StreamConfig
 	buffers sync.Pool // *[]byte encode buffers for commits
@@ -105,7 +106,11 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 			return nil, fmt.Errorf("open stream %s: %w", cfg.Name, err)
 		}
 	}
-	l := &Log{js: js, stream: s, cfg: cfg}
+	pub, err := NewPublisher(js.Conn())
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{js: js, pub: pub, stream: s, cfg: cfg}
 	l.buffers.New = func() any { b := make([]byte, 0, 4096); return &b }
 	return l, nil
 }
