@@ -41,8 +41,8 @@ func (e *Engine) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.
 // later calls against what the model was shown.
 func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	e.known(ctx, req.Run)
-	unlock := e.lockRun(req.Run)
-	defer unlock()
+	held := e.lockRun(req.Run)
+	defer held.unlock()
 	var (
 		rules   gate.Ruleset
 		n       gate.Narrowing

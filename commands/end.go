@@ -20,8 +20,8 @@ func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 		return nil, fmt.Errorf("end run %s: cause %q: want completed, declined, cancelled or failed: %w", req.Run, req.Cause, ErrInvalidRequest)
 	}
 	e.known(ctx, req.Run)
-	unlock := e.lockRun(req.Run)
-	defer unlock()
+	held := e.lockRun(req.Run)
+	defer held.unlock()
 	var (
 		last   uint64
 		status projection.Status

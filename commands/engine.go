@@ -111,7 +111,7 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 }
 
 // lockRun serialises this host's commits to one run.
-func (e *Engine) lockRun(run string) func() {
+func (e *Engine) lockRun(run string) *runLock {
 	return e.locks.lock(run)
 }
 
@@ -155,8 +155,14 @@ func (e *Engine) refreshRun(ctx context.Context, run string) error {
 
 // newCommit builds an envelope for run.
 func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
+	c := e.commitOf(run, n, kind, evs)
+	return &c
+}
+
+// commitOf is newCommit as a value, for callers that hold it themselves.
+func (e *Engine) commitOf(run string, n int, kind events.Kind, evs []events.Event) events.Commit {
 	now := e.cfg.Clock()
-	return &events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
+	return events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
 }
 
 // grantsCache is the saved approvals of one project as of a grants version.

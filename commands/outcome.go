@@ -31,6 +31,10 @@ func callResult(id, tool string, d events.PermissionDecided, r events.ToolResult
 		rule := fromEventRule(*d.Rule)
 		cr.Rule = &rule
 	}
+	if len(r.Parts) == 1 && r.Parts[0].Type == "text" { // the usual result
+		cr.Content = r.Parts[0].Text
+		return cr
+	}
 	var text []string
 	for _, p := range r.Parts {
 		if p.Type == "text" {

@@ -23,6 +23,20 @@ type plan struct {
 	last   uint64 // the run's last sequence when the step was decided
 	limits executor.Limits
 	calls  []*planned
+	// A step of one call, the usual one, keeps it, its events and its commit
+	// here: one allocation.
+	one    [1]planned
+	onePtr [1]*planned
+	evs    [5]events.Event
+	commit events.Commit
+}
+
+// events returns an empty event slice with room for n.
+func (p *plan) events(n int) []events.Event {
+	if n <= len(p.evs) {
+		return p.evs[:0]
+	}
+	return make([]events.Event, 0, n)
 }
 
 // planned is one call of a plan.
@@ -102,19 +116,27 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 	if err != nil || recorded != nil {
 		return nil, recorded, err
 	}
-	p.calls = make([]*planned, 0, len(req.Calls))
+	var calls []planned
+	if len(req.Calls) == 1 {
+		calls, p.calls = p.one[:], p.onePtr[:]
+	} else {
+		calls, p.calls = make([]planned, len(req.Calls)), make([]*planned, len(req.Calls))
+	}
 	reg := e.effective()
-	for _, cr := range req.Calls {
+	for i, cr := range req.Calls {
 		call := executor.Call{Run: req.Run, Agent: cfg.agent, Step: req.Step, CallID: cr.ID, Location: cfg.location}
-		p.calls = append(p.calls, e.decide(call, cr, cfg, reg))
+		c := &calls[i]
+		c.req = cr
+		e.decide(c, call, cfg, reg)
+		p.calls[i] = c
 	}
 	return p, nil, nil
 }
 
 // decide takes one call through the four decisions, in order: visibility,
 // availability, input, permission. Only the last can allow.
-func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg map[string]effectiveTool) *planned {
-	c := &planned{req: cr}
+func (e *Engine) decide(c *planned, call executor.Call, cfg *runConfig, reg map[string]effectiveTool) *planned {
+	cr := c.req
 	refuse := func(msg string) *planned {
 		c.req.Args = recordable(cr.Args)
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictReject, Reason: msg}
@@ -123,7 +145,7 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg 
 	}
 	if cfg.narrowing != gate.Configured {
 		c.req.Args = recordable(cr.Args)
-		return e.block(c, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
+		return block(c, cfg, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
 	}
 	identity, advertised := cfg.catalog[cr.Tool]
 	if !advertised {
@@ -150,27 +172,27 @@ func (e *Engine) decide(call executor.Call, cr CallRequest, cfg *runConfig, reg 
 	switch v.Kind {
 	case gate.KindAllow:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
-			Rule: ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
+			Rule: cfg.ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
 		if tool.AwaitsInput() {
 			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
 		}
 		return c
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
-			Rule: ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
+			Rule: cfg.ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
 		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
 		return c
 	default:
 		c.verdict.Requests = toEventRequests(prepared.Requests())
-		return e.block(c, v)
+		return block(c, cfg, v)
 	}
 }
 
 // block settles c as blocked by v; the model reads "blocked: <reason>".
-func (e *Engine) block(c *planned, v gate.Verdict) *planned {
+func block(c *planned, cfg *runConfig, v gate.Verdict) *planned {
 	reqs := c.verdict.Requests
 	c.verdict = events.PermissionDecided{CallID: c.req.ID, Verdict: events.VerdictBlock, Reason: v.Reason,
-		Rule: ruleRef(v.Rule), Requests: reqs}
+		Rule: cfg.ruleRef(v.Rule), Requests: reqs}
 	c.setResult(executor.ErrorResult("blocked: " + v.Reason))
 	return c
 }
@@ -233,28 +255,27 @@ func (p *plan) execute(ctx context.Context, store *executor.OutputStore) {
 // runAll executes prepared calls, concurrently when there are several, and
 // bounds each result at the output store — the one place output is cut.
 func runAll(ctx context.Context, allowed []*planned, store *executor.OutputStore, lim executor.Limits) {
-	run := func(c *planned) {
-		whole := c.prepared.Run(ctx)
-		res, sp := store.Bound(whole, lim)
-		c.setResult(res)
-		c.state = whole.State
-		if sp != nil {
-			c.spilled = sp
-			c.result.Files = []string{sp.Path}
-		}
-	}
-	if len(allowed) == 0 {
-		return
-	}
 	if len(allowed) == 1 {
-		run(allowed[0])
+		allowed[0].run(ctx, store, lim)
 		return
 	}
 	var wg sync.WaitGroup
 	for _, c := range allowed {
-		wg.Go(func() { run(c) })
+		wg.Go(func() { c.run(ctx, store, lim) })
 	}
 	wg.Wait()
+}
+
+// run executes the call and records its result, bounded at store.
+func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim executor.Limits) {
+	whole := c.prepared.Run(ctx)
+	res, sp := store.Bound(whole, lim)
+	c.setResult(res)
+	c.state = whole.State
+	if sp != nil {
+		c.spilled = sp
+		c.result.Files = []string{sp.Path}
+	}
 }
 
 // decideEvents appends the events that precede any effect to evs.

@@ -88,8 +88,8 @@ func (e *Engine) recoverHost(ctx context.Context, host string) ([]RecoveredStep,
 // recoverRun settles the open step of run if host committed to it last,
 // and returns its number (0: nothing to do).
 func (e *Engine) recoverRun(ctx context.Context, run, host string) (int, error) {
-	unlock := e.lockRun(run)
-	defer unlock()
+	held := e.lockRun(run)
+	defer held.unlock()
 	var w *progress
 	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {

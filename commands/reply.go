@@ -73,8 +73,8 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 // replyOnce validates and commits one reply under the run's lock. It
 // returns the project whose other runs an "always" may unblock.
 func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*ReplyResult, string, error) {
-	unlock := e.lockRun(run)
-	defer unlock()
+	held := e.lockRun(run)
+	defer held.unlock()
 	var (
 		w       progress
 		cfg     *runConfig
@@ -318,8 +318,8 @@ func (e *Engine) approveProject(ctx context.Context, project, except string) {
 // autoApprove approves the pending tickets of one run of project that the
 // project's saved approvals now allow.
 func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
-	unlock := e.lockRun(run)
-	defer unlock()
+	held := e.lockRun(run)
+	defer held.unlock()
 	var (
 		w               *progress
 		other           bool

@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"slices"
 	"time"
 
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
@@ -19,6 +21,7 @@ type runConfig struct {
 	ttl         time.Duration // how long tickets wait; 0 for ever
 	limits      executor.Limits
 	rules       gate.Ruleset
+	records     []events.Rule // rules[i] as verdicts record it; shared, never modified
 	narrowing   gate.Narrowing
 	catalog     map[string]string // advertised name → identity
 }
@@ -40,6 +43,7 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 		ttl:         time.Duration(r.Snapshot.TicketTTLMs) * time.Millisecond,
 		limits:      executor.Limits{MaxLines: r.Snapshot.Limits.MaxLines, MaxBytes: r.Snapshot.Limits.MaxBytes},
 		rules:       fromEventRules(r.Snapshot.Rules),
+		records:     slices.Clone(r.Snapshot.Rules),
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
 		catalog:     make(map[string]string, len(r.Catalog.Tools)),
 	}
@@ -56,3 +60,15 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 
 // forget drops a run's cached configuration (the run ended).
 func (e *Engine) forget(run string) { e.configs.Delete(run) }
+
+// ruleRef returns rule as a verdict records it. A configured rule's record
+// is shared by every verdict it decides; other rules (saved approvals) get
+// their own.
+func (c *runConfig) ruleRef(rule *gate.Rule) *events.Rule {
+	for i := range c.rules {
+		if &c.rules[i] == rule {
+			return &c.records[i]
+		}
+	}
+	return ruleRef(rule)
+}

@@ -9,36 +9,58 @@ import "sync"
 type runLocks struct {
 	mu   sync.Mutex
 	runs map[string]*runLock
+	free []*runLock // entries no run uses, for the next lock
 }
 
+// runLock is one run's lock, held by whoever lock returned it to.
 type runLock struct {
 	sync.Mutex
+	table *runLocks
+	run   string
 	users int // holders and waiters; the entry goes when it drops to 0
 }
 
-// lock locks run and returns its unlock.
-func (l *runLocks) lock(run string) (unlock func()) {
+// lock locks run; the caller unlocks it with the returned lock's unlock.
+func (l *runLocks) lock(run string) *runLock {
 	l.mu.Lock()
 	if l.runs == nil {
 		l.runs = map[string]*runLock{}
 	}
 	rl := l.runs[run]
 	if rl == nil {
-		rl = &runLock{}
+		if n := len(l.free); n > 0 {
+			rl, l.free = l.free[n-1], l.free[:n-1]
+		} else {
+			rl = &runLock{table: l}
+		}
+		rl.run = run
 		l.runs[run] = rl
 	}
 	rl.users++
 	l.mu.Unlock()
 	rl.Lock()
-	return func() {
-		rl.Unlock()
-		l.mu.Lock()
-		if rl.users--; rl.users == 0 {
-			delete(l.runs, run)
-		}
-		l.mu.Unlock()
-	}
+	return rl
 }
+
+// unlock releases the run; the entry is kept for reuse when nobody else
+// holds or waits for it.
+func (rl *runLock) unlock() {
+	rl.Unlock()
+	l := rl.table
+	l.mu.Lock()
+	if rl.users--; rl.users == 0 {
+		delete(l.runs, rl.run)
+		if len(l.free) < maxFreeLocks {
+			rl.run = ""
+			l.free = append(l.free, rl)
+		}
+	}
+	l.mu.Unlock()
+}
+
+// maxFreeLocks bounds the entries kept for reuse: about the runs a host
+// drives at once.
+const maxFreeLocks = 256
 
 // held returns how many runs have a lock entry (held or waited for).
 func (l *runLocks) held() int {

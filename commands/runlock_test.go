@@ -21,9 +21,9 @@ func TestRunLocks(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				run := fmt.Sprint("run", (g+i)%4)
-				unlock := l.lock(run)
+				held := l.lock(run)
 				*counts[run]++
-				unlock()
+				held.unlock()
 			}
 		})
 	}
@@ -41,18 +41,18 @@ func TestRunLocks(t *testing.T) {
 
 	// Runs never wait for each other: one goroutine holds 300 runs at once
 	// (striped locks would have made two of them share a stripe).
-	done := make(chan []func())
+	done := make(chan []*runLock)
 	go func() {
-		var unlocks []func()
+		var held []*runLock
 		for i := range 300 {
-			unlocks = append(unlocks, l.lock(fmt.Sprint("held", i)))
+			held = append(held, l.lock(fmt.Sprint("held", i)))
 		}
-		done <- unlocks
+		done <- held
 	}()
 	select {
-	case unlocks := <-done:
-		for _, u := range unlocks {
-			u()
+	case held := <-done:
+		for _, h := range held {
+			h.unlock()
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("locking one run waited for another")

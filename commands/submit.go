@@ -26,8 +26,8 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 		return nil, err
 	}
 	e.known(ctx, req.Run)
-	unlock := e.lockRun(req.Run)
-	defer unlock()
+	held := e.lockRun(req.Run)
+	defer held.unlock()
 
 	p, recorded, err := e.plan(req)
 	if err != nil || recorded != nil {
@@ -35,9 +35,8 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	}
 	if p.oneCommit() {
 		p.execute(ctx, e.store)
-		evs := p.settleEvents(p.decideEvents(make([]events.Event, 0, 4*len(p.calls)+1)))
-		c := e.newCommit(req.Run, req.Step, events.KindStep, evs...)
-		if _, err := e.commit(ctx, c, p.last); err != nil {
+		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
+		if _, err := e.commit(ctx, &p.commit, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, err)
 		}
 		return e.outcome(p)

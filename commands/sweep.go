@@ -44,8 +44,8 @@ func (e *Engine) sweepRun(ctx context.Context, run string) error {
 	}); err != nil || !due {
 		return err
 	}
-	unlock := e.lockRun(run)
-	defer unlock()
+	held := e.lockRun(run)
+	defer held.unlock()
 	var w *progress
 	if err := e.viewRun(run, func(r *projection.Run) {
 		pending := otherPending(r, "")

@@ -76,6 +76,33 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 	})
 }
 
+// The envelope's time is written as time.Time's own JSON, in any zone, and
+// a time JSON cannot hold is an error, not a broken commit.
+func TestCommitTimeIsTimesJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		at := time.Unix(rapid.Int64Range(-62135596800, 253402300799).Draw(t, "sec"), rapid.Int64Range(0, 999999999).Draw(t, "ns")).
+			In(time.FixedZone("z", rapid.IntRange(-23*3600, 23*3600).Draw(t, "offset")))
+		want, err := at.MarshalJSON()
+		if err != nil {
+			t.Skip("not representable")
+		}
+		got, err := events.Marshal(&events.Commit{ID: "x", Kind: events.KindStep, At: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct{ At json.RawMessage }
+		if err := json.Unmarshal(got, &env); err != nil {
+			t.Fatal(err)
+		}
+		if string(env.At) != string(want) {
+			t.Fatalf("at = %s, want %s", env.At, want)
+		}
+	})
+	if _, err := events.Marshal(&events.Commit{ID: "x", Kind: events.KindStep, At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
+		t.Error("a commit in the year 10000 encoded without error")
+	}
+}
+
 func TestMarshalRefusesInvalidRawJSON(t *testing.T) {
 	for _, e := range []events.Event{
 		events.ToolCallRequested{CallID: "a", Tool: "echo", Args: json.RawMessage(`{"text":`)},

@@ -56,11 +56,11 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		buf = strconv.AppendInt(append(buf, `,"step":`...), int64(c.Step), 10)
 	}
 	buf = appendString(append(buf, `,"kind":`...), string(c.Kind))
-	at, err := c.At.MarshalJSON()
+	buf, err := c.At.AppendText(append(buf, `,"at":"`...)) // as MarshalJSON, unquoted
 	if err != nil {
 		return nil, fmt.Errorf("encode commit %s: %w", c.ID, err)
 	}
-	buf = append(append(buf, `,"at":`...), at...)
+	buf = append(buf, '"')
 	if c.Host != "" {
 		buf = appendString(append(buf, `,"host":`...), c.Host)
 	}

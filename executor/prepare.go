@@ -71,9 +71,9 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 			return nil, h.inputError(err.Error(), err)
 		}
 	}
-	p := &Prepared{requests: reqs, observed: c.Observed}
-	p.run = func(ctx context.Context) Result { return h.settle(ctx, c, in) }
-	return p, nil
+	p := &preparedCall[In, Out]{Prepared: Prepared{requests: reqs, observed: c.Observed}, h: h, c: c, in: in}
+	p.call = p
+	return &p.Prepared, nil
 }
 
 // computeRequests runs the tool's request function; a panic in it refuses the call

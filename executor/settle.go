@@ -14,8 +14,23 @@ import (
 type Prepared struct {
 	requests []descriptor.Request
 	observed string
-	run      func(ctx context.Context) Result
+	call     settler
 }
+
+// settler runs one prepared call through the rest of its pipeline.
+type settler interface {
+	settle(ctx context.Context) Result
+}
+
+// preparedCall is a Prepared with what its run needs, in one allocation.
+type preparedCall[In, Out any] struct {
+	Prepared
+	h  *handler[In, Out]
+	c  Call
+	in In
+}
+
+func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
 
 // Observed returns what the call saw when it was decided (see WithObserve),
 // for the engine to record with the verdict; "" for tools that observe
@@ -26,17 +41,13 @@ func (p *Prepared) Observed() string { return p.observed }
 // with other calls of the same tool: do not modify it.
 func (p *Prepared) Requests() []descriptor.Request { return p.requests }
 
-// Run executes the call and returns its whole result; every failure (a returned error,
-// a panic, an invalid output, a context that ended before the tool started) is an
-// error Result, never a Go error. ctx's cancellation stops the tool. Each Run executes
-// the tool again: callers run a prepared call once.
-func (p *Prepared) Run(ctx context.Context) Result {
-	res := p.run(ctx)
-	// Output bounding (spec/tools.md, "Output bounding — one boundary") is the last
-	// stage of the pipeline and belongs here, once, for every tool: the stages before
-	// it always hand over the whole output.
-	return res
-}
+// Run executes the call and returns its whole result, not yet bounded: the caller
+// bounds it at [OutputStore.Bound], the one place output is cut (spec/tools.md,
+// "Output bounding — one boundary"). Every failure (a returned error, a panic, an
+// invalid output, a context that ended before the tool started) is an error Result,
+// never a Go error. ctx's cancellation stops the tool. Each Run executes the tool
+// again: callers run a prepared call once.
+func (p *Prepared) Run(ctx context.Context) Result { return p.call.settle(ctx) }
 
 // settle is the pipeline of one call after Prepare: execute, encode, check against the
 // output schema, render the model's text.

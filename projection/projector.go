@@ -49,7 +49,7 @@ type Projector struct {
 	regVer   atomic.Uint64           // bumped at every registry change
 	grantVer atomic.Uint64           // bumped at every grant change
 	nudge    chan struct{}           // asks the follower to look at the stream now
-	changed  chan struct{}           // closed and replaced whenever seq advances
+	changed  chan struct{}           // closed at the next change; nil while nobody waits
 	failed   error                   // set when the projector stopped on a commit
 }
 
@@ -76,7 +76,7 @@ func Open(path string, opts Options) (*Projector, error) {
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
-		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, changed: make(chan struct{}), nudge: make(chan struct{}, 1),
+		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, nudge: make(chan struct{}, 1),
 		idx: newIndexes(), idxDirty: newIndexDirt()}
 	err = initBuckets(db)
 	if err == nil {
@@ -159,8 +159,19 @@ func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
 
 // notifyLocked wakes everyone waiting for the projection to change.
 func (p *Projector) notifyLocked() {
-	close(p.changed)
-	p.changed = make(chan struct{})
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+}
+
+// watchLocked returns the channel the next change closes, made on demand:
+// most changes have nobody waiting for them.
+func (p *Projector) watchLocked() <-chan struct{} {
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
 }
 
 // Changed returns a channel closed at the next change of the projection
@@ -168,7 +179,7 @@ func (p *Projector) notifyLocked() {
 func (p *Projector) Changed() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.changed
+	return p.watchLocked()
 }
 
 // ApplyOwn folds a run commit that this host just committed at seq, so that
@@ -291,14 +302,16 @@ func (p *Projector) view(id string, whole bool, n int, fn func(r *Run)) (bool, e
 func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 	for {
 		p.mu.Lock()
-		cur, ch, failed := p.seq, p.changed, p.failed
-		p.mu.Unlock()
-		if cur >= seq {
-			return nil
-		}
-		if failed != nil {
+		cur, failed := p.seq, p.failed
+		if cur >= seq || failed != nil {
+			p.mu.Unlock()
+			if cur >= seq {
+				return nil
+			}
 			return failed
 		}
+		ch := p.watchLocked()
+		p.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
