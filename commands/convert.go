@@ -46,9 +46,13 @@ func toEventRequests(rs []descriptor.Request) []events.Request {
 }
 
 func toEventResult(callID string, r executor.Result) events.ToolResultRecorded {
-	parts := make([]events.Part, len(r.Parts))
-	for i, p := range r.Parts {
-		parts[i] = events.Part{Type: p.Type, Text: p.Text, MIME: p.MIME, Data: p.Data}
+	return toEventResultIn(nil, callID, r)
+}
+
+// toEventResultIn is toEventResult with its parts appended to dst.
+func toEventResultIn(dst []events.Part, callID string, r executor.Result) events.ToolResultRecorded {
+	for _, p := range r.Parts {
+		dst = append(dst, events.Part{Type: p.Type, Text: p.Text, MIME: p.MIME, Data: p.Data})
 	}
-	return events.ToolResultRecorded{CallID: callID, Parts: parts, Structured: r.Structured, IsError: r.IsError}
+	return events.ToolResultRecorded{CallID: callID, Parts: dst, Structured: r.Structured, IsError: r.IsError}
 }

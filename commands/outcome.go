@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -19,17 +20,21 @@ func outcomeOf(run string, s *projection.Step) *StepOutcome {
 		if c.Result != nil {
 			r = *c.Result
 		}
-		o.Results = append(o.Results, callResult(c.ID, c.Tool, d, r))
+		o.Results = append(o.Results, callResult(c.ID, c.Tool, d, r, nil))
 	}
 	return o
 }
 
-// callResult renders one call's result for the client.
-func callResult(id, tool string, d events.PermissionDecided, r events.ToolResultRecorded) CallResult {
+// callResult renders one call's result for the client. The deciding rule
+// goes in slot when there is one (a new rule when slot is nil).
+func callResult(id, tool string, d events.PermissionDecided, r events.ToolResultRecorded, slot *gate.Rule) CallResult {
 	cr := CallResult{CallID: id, Tool: tool, Verdict: d.Verdict, IsError: r.IsError, Output: r.Structured}
 	if d.Rule != nil {
-		rule := fromEventRule(*d.Rule)
-		cr.Rule = &rule
+		if slot == nil {
+			slot = new(gate.Rule)
+		}
+		*slot = fromEventRule(*d.Rule)
+		cr.Rule = slot
 	}
 	if len(r.Parts) == 1 && r.Parts[0].Type == "text" { // the usual result
 		cr.Content = r.Parts[0].Text

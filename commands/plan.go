@@ -51,12 +51,13 @@ type planned struct {
 	state    []executor.StateChange    // the run state it set
 	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
+	part     [1]events.Part            // result's parts when it has one
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
 
 func (c *planned) setResult(r executor.Result) {
-	c.result, c.terminal = toEventResult(c.req.ID, r), true
+	c.result, c.terminal = toEventResultIn(c.part[:0], c.req.ID, r), true
 }
 
 // runs reports whether the call executes in this step's own flow.
@@ -320,11 +321,24 @@ func (p *plan) outcome() *StepOutcome {
 		}
 		return o
 	}
+	if len(p.calls) == 1 { // the usual step: one allocation
+		c, one := p.calls[0], &oneOutcome{}
+		one.o = StepOutcome{Run: p.run, Step: p.step, Final: true, Results: one.r[:]}
+		one.r[0] = callResult(c.req.ID, c.req.Tool, c.verdict, c.result, &one.rule)
+		return &one.o
+	}
 	o := &StepOutcome{Run: p.run, Step: p.step, Final: true, Results: make([]CallResult, len(p.calls))}
 	for i, c := range p.calls {
-		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, c.result)
+		o.Results[i] = callResult(c.req.ID, c.req.Tool, c.verdict, c.result, nil)
 	}
 	return o
+}
+
+// oneOutcome is a one-call step's outcome with its result and rule.
+type oneOutcome struct {
+	o    StepOutcome
+	r    [1]CallResult
+	rule gate.Rule
 }
 
 // sameJSON reports whether two JSON documents are equal as values (null and
