@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -237,23 +239,18 @@ func (p *jsonParser) plainKey() ([]byte, bool) {
 func (p *jsonParser) str() (string, bool) {
 	p.i++ // "
 	start := p.i
-	// Fast path: no escapes and plain UTF-8.
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if c == '"' {
-			s := string(p.b[start:p.i])
-			p.i++
-			return s, true
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
+	p.plainRun()
+	if p.i < len(p.b) && p.b[p.i] == '"' { // no escapes and plain ASCII
+		s := string(p.b[start:p.i])
 		p.i++
+		return s, true
 	}
-	buf := append([]byte(nil), p.b[start:p.i]...)
+	// The decoded text is no longer than the raw text up to the next quote
+	// (the closing one, unless a quote is escaped).
+	hint := bytes.IndexByte(p.b[p.i:], '"')
+	buf := append(make([]byte, 0, p.i-start+max(hint, 0)), p.b[start:p.i]...)
 	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
+		switch c := p.b[p.i]; {
 		case c == '"':
 			p.i++
 			return string(buf), true
@@ -265,16 +262,30 @@ func (p *jsonParser) str() (string, bool) {
 				return "", false
 			}
 			buf = utf8.AppendRune(buf, r)
-		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			p.i++
-		default:
+		default: // non-ASCII
 			r, size := utf8.DecodeRune(p.b[p.i:])
 			p.i += size
 			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes, as encoding/json
 		}
+		from := p.i
+		p.plainRun()
+		buf = append(buf, p.b[from:p.i]...)
 	}
 	return "", false
+}
+
+// plainRun advances past bytes a string holds as they are: printable ASCII
+// other than '"' and '\\', eight at a time where it can.
+func (p *jsonParser) plainRun() {
+	for p.i+8 <= len(p.b) && plain8(binary.LittleEndian.Uint64(p.b[p.i:])) {
+		p.i += 8
+	}
+	for p.i < len(p.b) {
+		if c := p.b[p.i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return
+		}
+		p.i++
+	}
 }
 
 // escape decodes one backslash escape starting at p.i.
@@ -341,4 +352,18 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return r, true
+}
+
+// plain8 reports whether none of the 8 bytes packed in x needs a string's
+// slow path: each is printable ASCII other than '"' and '\\'. It tests the 8
+// at once. (The log's encoder has the same test; the two packages may not
+// share code, see DESIGN.md §1.)
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (x - ones*0x20) & ^x & highs // a byte below 0x20 (exact when no byte has its high bit)
+	q := x ^ (ones * '"')
+	quote := (q - ones) & ^q & highs
+	bs := x ^ (ones * '\\')
+	backslash := (bs - ones) & ^bs & highs
+	return (x&highs)|control|quote|backslash == 0
 }
