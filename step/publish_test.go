@@ -19,13 +19,7 @@ import (
 // sequence it is told holds exactly what it sent. A refused publish gets
 // its own error, and the others are not disturbed.
 func TestPublisherAnswersEachWaiter(t *testing.T) {
-	s := steptest.Start(t, "")
-	pub, err := step.NewPublisher(s.Conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, pub, ctx := startPublisher(t)
 	const writers, each = 16, 50
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
@@ -70,13 +64,7 @@ func TestPublisherAnswersEachWaiter(t *testing.T) {
 // A wait that ends with its context leaves the publisher usable: the late
 // answer of the abandoned message reaches no later caller.
 func TestPublisherAfterAnAbandonedWait(t *testing.T) {
-	s := steptest.Start(t, "")
-	pub, err := step.NewPublisher(s.Conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, pub, ctx := startPublisher(t)
 	for i := range 200 {
 		gone, stop := context.WithCancel(ctx)
 		stop()
@@ -95,4 +83,16 @@ func TestPublisherAfterAnAbandonedWait(t *testing.T) {
 			t.Fatalf("publish %d: told sequence %d, which holds %q (%v)", i, ack.Sequence, data, err)
 		}
 	}
+}
+
+// startPublisher starts a server with a publisher on its connection.
+func startPublisher(t *testing.T) (*steptest.Server, *step.Publisher, context.Context) {
+	s := steptest.Start(t, "")
+	pub, err := step.NewPublisher(s.Conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return s, pub, ctx
 }
