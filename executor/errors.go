@@ -7,9 +7,9 @@ var (
 	ErrDuplicateTool = errors.New("duplicate tool name")
 	// ErrNilTool is wrapped when a nil tool or handler is given.
 	ErrNilTool = errors.New("nil tool")
-	// ErrRequestsType is wrapped when WithRequests was given a function whose input
-	// type is not the tool's input type.
-	ErrRequestsType = errors.New("WithRequests function does not take the tool's input type")
+	// ErrOptionType is wrapped when WithRequests or WithObserve was given a
+	// function whose input type is not the tool's input type.
+	ErrOptionType = errors.New("option function does not take the tool's input type")
 
 	// Path failures of Resolve; their texts are the codes of spec/tools.md
 	// ("Locations").

@@ -55,7 +55,7 @@ func WithAction(action string) Option {
 // input. Without it a call raises one request: the tool's action on resource "*",
 // saved as "*". An error refuses the call as invalid input (an InputError wrapping
 // it), before any permission is asked. In must be the tool's input type; New fails
-// with ErrRequestsType otherwise.
+// with ErrOptionType otherwise.
 func WithRequests[In any](f func(c Call, in In) ([]descriptor.Request, error)) Option {
 	return func(o *options) { o.requests = f }
 }
@@ -66,7 +66,7 @@ func WithRequests[In any](f func(c Call, in In) ([]descriptor.Request, error)) O
 // however late the call runs — after an approval, on another host. A tool
 // compares it with the world to refuse acting on what the human did not
 // see. An error refuses the call as invalid input. In must be the tool's
-// input type; New fails with ErrRequestsType otherwise.
+// input type; New fails with ErrOptionType otherwise.
 func WithObserve[In any](f func(c Call, in In) (string, error)) Option {
 	return func(o *options) { o.observe = f }
 }
@@ -104,7 +104,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 		h.requests = f
 	default:
 		return nil, fmt.Errorf("tool %s: %w: got %T, want func(executor.Call, %s) ([]descriptor.Request, error)",
-			name, ErrRequestsType, f, reflect.TypeFor[In]())
+			name, ErrOptionType, f, reflect.TypeFor[In]())
 	}
 	switch f := o.observe.(type) {
 	case nil:
@@ -112,7 +112,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 		h.observe = f
 	default:
 		return nil, fmt.Errorf("tool %s: %w: got %T, want func(executor.Call, %s) (string, error)",
-			name, ErrRequestsType, f, reflect.TypeFor[In]())
+			name, ErrOptionType, f, reflect.TypeFor[In]())
 	}
 	t.prepare = h.prepare
 	return t, nil

@@ -311,8 +311,12 @@ func TestNewErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{why: "WithRequests for another input type", want: executor.ErrRequestsType, err: func() error {
+		{why: "WithRequests for another input type", want: executor.ErrOptionType, err: func() error {
 			_, err := executor.New("t", "d", echoText, executor.WithRequests(func(executor.Call, optIn) ([]descriptor.Request, error) { return nil, nil }))
+			return err
+		}()},
+		{why: "WithObserve for another input type", want: executor.ErrOptionType, err: func() error {
+			_, err := executor.New("t", "d", echoText, executor.WithObserve(func(executor.Call, optIn) (string, error) { return "", nil }))
 			return err
 		}()},
 		{why: "nil handler", want: executor.ErrNilTool, err: func() error {
