@@ -55,20 +55,30 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	f, fi, err := openResolved(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("file not found: %s", in.Path)
-	case errors.Is(err, errNotRegular):
-		return "", fmt.Errorf("%s is not a regular file", in.Path)
-	case err != nil:
-		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
+	f, fi, err := openForModel(p, in.Path)
+	if err != nil {
+		return "", err
 	}
 	defer f.Close()
 	if fi.IsDir() {
 		return listDir(f, in.Path)
 	}
 	return pageOf(f, in)
+}
+
+// openForModel is openResolved with the errors the model reads, naming the
+// path as the model gave it.
+func openForModel(p executor.Path, asked string) (*os.File, fs.FileInfo, error) {
+	f, fi, err := openResolved(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("file not found: %s", asked)
+	case errors.Is(err, errNotRegular):
+		return nil, nil, fmt.Errorf("%s is not a regular file", asked)
+	case err != nil:
+		return nil, nil, fmt.Errorf("cannot read %s: %v", asked, pathErr(err))
+	}
+	return f, fi, nil
 }
 
 // readResolved reads the whole file at p (not a directory), through

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"unicode/utf8"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -48,32 +47,14 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 	if err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(p.Root)
+	f, fi, err := openForModel(p, in.Path)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrNoLocation, err)
+		return "", err
 	}
-	defer root.Close()
-	// Stat before opening, so a FIFO or device is refused rather than blocking Open.
-	fi, err := root.Stat(p.Rel)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("file not found: %s", in.Path)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
-	}
+	defer f.Close()
 	if fi.IsDir() {
 		return "", fmt.Errorf("%s is a directory, not a file", in.Path)
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", in.Path)
-	}
-	// os.Root refuses to follow a symlink out of the location even if one was swapped
-	// in after the checks above.
-	f, err := root.Open(p.Rel)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", in.Path, pathErr(err))
-	}
-	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxReadFileBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", in.Path, err)
