@@ -48,7 +48,8 @@ func summary(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
 	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
 		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio",
-		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
+		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "sync_cpu_us_per_msg", "async_cpu_us_per_msg",
+		"cpu_us_per_step", "raw_async_cpu_us_per_msg", "raw_pipelines_cpu_us_per_msg", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
 		"prior_steps", "other_commits"} {
 		if v, ok := r[k]; ok {
 			fmt.Fprintf(w, " %s=%v", k, v)
