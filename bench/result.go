@@ -49,7 +49,9 @@ type window struct {
 	wall, cpu time.Duration
 }
 
-// timed runs fn as a window of n steps.
+// timed runs fn as a window of n steps. Collections fall where they fall:
+// a window that started from a collected heap would leave out the cost of
+// the garbage it makes, more of it the more it makes.
 func timed(n int, fn func() error) (window, error) {
 	start, cpu0 := time.Now(), cpuTime()
 	err := fn()

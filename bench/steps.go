@@ -107,17 +107,18 @@ func w1Round(ctx context.Context, o Options, tool string, n int) (rate float64, 
 	if err != nil {
 		return 0, nil, 0, err
 	}
-	start := time.Now()
-	lat, err = sc.drive(ctx, h)
+	w, err := timed(n, func() (err error) {
+		lat, err = sc.drive(ctx, h)
+		return err
+	})
 	if err != nil {
 		return 0, nil, 0, err
 	}
-	elapsed := time.Since(start)
 	after, err := h.Log.LastSeq(ctx)
 	if err != nil {
 		return 0, nil, 0, err
 	}
-	return perSecond(n, elapsed), lat, float64(after-before) / float64(n), nil
+	return w.rate(), lat, float64(after-before) / float64(n), nil
 }
 
 // runW1 is w1 (tool echo) or w1fx (tool echo_fx): rounds alternate the raw
