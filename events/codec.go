@@ -78,25 +78,11 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		}
 		buf = appendString(append(buf, `{"type":`...), typ)
 		buf = strconv.AppendInt(append(buf, `,"v":`...), int64(v), 10)
-		switch e := e.(type) {
-		case Unknown:
-			if len(e.Data) > 0 {
-				if !validJSON(e.Data) {
-					return nil, fmt.Errorf("encode commit %s event %s: data is not JSON: %w", c.ID, typ, ErrMalformed)
-				}
-				buf = append(append(buf, `,"data":`...), e.Data...)
-			}
-		case appender:
+		if u, ok := e.(Unknown); !ok || len(u.Data) > 0 { // an unknown event may have no data
 			var err error
-			if buf, err = e.appendJSON(append(buf, `,"data":`...)); err != nil {
+			if buf, err = AppendPayload(append(buf, `,"data":`...), e); err != nil {
 				return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
 			}
-		default:
-			data, err := json.Marshal(e)
-			if err != nil {
-				return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
-			}
-			buf = append(append(buf, `,"data":`...), data...)
 		}
 		buf = append(buf, '}')
 	}

@@ -2,8 +2,6 @@ package projection
 
 import "encoding/json"
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
 // Clone returns a deep copy of the run, made through its JSON form (the form
 // checkpoints store), so a copy equals what a reload would give.
 func (r *Run) Clone() (*Run, error) { return deepCopy(r) }

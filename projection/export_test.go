@@ -21,3 +21,6 @@ func (p *Projector) FailWrites(t *testing.T) (restore func()) {
 	p.db = closed
 	return func() { p.db = good }
 }
+
+// AppendStep is the checkpoint's step encoder.
+func AppendStep(s *Step) ([]byte, error) { return appendStep(nil, s) }

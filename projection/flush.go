@@ -1,6 +1,9 @@
 package projection
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Flush writes a checkpoint of everything applied so far.
 func (p *Projector) Flush() error {
@@ -63,7 +66,7 @@ func (p *Projector) takeBatch() (*batch, error) {
 				b.final = append(b.final, finalStep{run: id, step: *st})
 				continue
 			}
-			s, err := jsonMarshal(st)
+			s, err := appendStep(nil, st)
 			if err != nil {
 				return nil, err
 			}
@@ -84,14 +87,16 @@ type finalStep struct {
 	step Step
 }
 
-// encodeFinal encodes the batch's final steps into its step writes.
+// encodeFinal encodes the batch's final steps into its step writes, each
+// through one scratch buffer into a value of its exact size.
 func (b *batch) encodeFinal() error {
+	var scratch []byte
 	for _, f := range b.final {
-		s, err := jsonMarshal(&f.step)
-		if err != nil {
+		var err error
+		if scratch, err = appendStep(scratch[:0], &f.step); err != nil {
 			return fmt.Errorf("run %s step %d: %w", f.run, f.step.N, err)
 		}
-		b.steps[string(stepKey(f.run, f.step.N))] = s
+		b.steps[string(stepKey(f.run, f.step.N))] = bytes.Clone(scratch)
 	}
 	return nil
 }
