@@ -21,7 +21,28 @@ func (p *Projector) Flush() error {
 		p.requeue(b)
 		return fmt.Errorf("write checkpoint at stream sequence %d: %w", b.seq, err)
 	}
+	p.letGo(b)
 	return nil
+}
+
+// letGo turns the final steps a checkpoint has just written into stubs
+// {N, Final: true}, read back from the checkpoint when someone asks for
+// them — as after a restart. A run's last step stays whole, so a long run
+// holds a stub per step in memory instead of every call, argument and
+// result it ever made.
+func (p *Projector) letGo(b *batch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range b.final {
+		r, n := p.runs[f.run], f.step.N
+		if r == nil || n >= len(r.Steps) || !r.Steps[n-1].Final || p.dirty[f.run][n] {
+			continue
+		}
+		r.Steps[n-1] = Step{N: n, Final: true}
+		lazy := p.lazy[f.run]
+		lazy.add(n)
+		p.lazy[f.run] = lazy
+	}
 }
 
 // requeue marks everything a failed checkpoint took as dirty again, so

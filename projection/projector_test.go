@@ -243,14 +243,7 @@ func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Follow = %v, want context.Canceled", err)
 	}
-	want := map[int]projection.Step{}
-	if _, err := p.ViewWhole(run, func(r *projection.Run) {
-		for _, st := range r.Steps {
-			want[st.N] = st
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	want := foldedSteps(t, s.Log, run)
 	p = reopen(t, p, path)
 	var stubs, steps int
 	if _, err := p.View(run, func(r *projection.Run) {
@@ -285,6 +278,88 @@ func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
 		for _, st := range r.Steps {
 			if diff := cmp.Diff(want[st.N], st); diff != "" {
 				t.Errorf("step %d of the whole run (-folded +loaded):\n%s", st.N, diff)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// foldedSteps folds run's commits as the log holds them, by step number:
+// what every view of the run must show, whatever it was read from.
+func foldedSteps(t *testing.T, log *step.Log, run string) map[int]projection.Step {
+	t.Helper()
+	stored, err := log.ReadRun(context.Background(), run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r projection.Run
+	for _, st := range stored {
+		if err := r.Apply(st.Seq, st.Commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[int]projection.Step{}
+	for _, st := range r.Steps {
+		want[st.N] = st
+	}
+	return want
+}
+
+// A checkpoint lets go of the final steps it wrote, but the last: a view
+// sees them as stubs, and reading them (or the whole run) gives them back
+// from the checkpoint as they were folded. The run goes on as before.
+func TestCheckpointLetsGoOfWrittenSteps(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	run := w.start()
+	for range 10 {
+		w.echo(run)
+	}
+	p, err := projection.Open(filepath.Join(t.TempDir(), "projections.db"), projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	stop := follow(t, p, s.Log)
+	defer stop()
+	wait(t, p, w.seq)
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	stubs := func() (n int) {
+		if _, err := p.View(run, func(r *projection.Run) {
+			for _, st := range r.Steps {
+				if st.Calls == nil {
+					n++
+				}
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := stubs(); n != 9 {
+		t.Fatalf("after a checkpoint %d of 10 steps are stubs, want 9 (all but the last)", n)
+	}
+	want := foldedSteps(t, s.Log, run)
+	if _, err := p.ViewStep(run, 3, func(r *projection.Run) {
+		if diff := cmp.Diff(want[3], r.Steps[2]); diff != "" {
+			t.Errorf("step 3 read back (-folded +read):\n%s", diff)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.echo(run)
+	wait(t, p, w.seq)
+	want = foldedSteps(t, s.Log, run)
+	if _, err := p.ViewWhole(run, func(r *projection.Run) {
+		if len(r.Steps) != 11 {
+			t.Fatalf("the run has %d steps, want 11", len(r.Steps))
+		}
+		for _, st := range r.Steps {
+			if diff := cmp.Diff(want[st.N], st); diff != "" {
+				t.Errorf("step %d of the whole run (-folded +read):\n%s", st.N, diff)
 			}
 		}
 	}); err != nil {
