@@ -83,6 +83,21 @@ func follow(t *testing.T, p *projection.Projector, src projection.Source) (stop 
 	}
 }
 
+// following opens a projector on a fresh checkpoint, follows src with it
+// until the test ends, and waits until it has applied seq.
+func following(t *testing.T, src projection.Source, seq uint64) *projection.Projector {
+	t.Helper()
+	p, err := projection.Open(filepath.Join(t.TempDir(), "projections.db"), projection.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	stop := follow(t, p, src)
+	t.Cleanup(func() { stop() })
+	wait(t, p, seq)
+	return p
+}
+
 func wait(t *testing.T, p *projection.Projector, seq uint64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -182,14 +197,7 @@ func TestProjectorFoldsUnknownEventTypes(t *testing.T) {
 	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Kind: "annotate", At: at,
 		Events: []events.Event{events.Unknown{Type: "RunAnnotated", V: 1, Data: []byte(`{"note":"x"}`)}}})
 	w.echo(run)
-	p, err := projection.Open(filepath.Join(t.TempDir(), "p.db"), projection.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	stop := follow(t, p, s.Log)
-	defer stop()
-	wait(t, p, w.seq)
+	p := following(t, s.Log, w.seq)
 	var steps int
 	if _, err := p.View(run, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 1 {
 		t.Errorf("run after an unknown event: %d steps, %v; want 1 step", steps, err)
@@ -316,14 +324,7 @@ func TestCheckpointLetsGoOfWrittenSteps(t *testing.T) {
 	for range 10 {
 		w.echo(run)
 	}
-	p, err := projection.Open(filepath.Join(t.TempDir(), "projections.db"), projection.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	stop := follow(t, p, s.Log)
-	defer stop()
-	wait(t, p, w.seq)
+	p := following(t, s.Log, w.seq)
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
