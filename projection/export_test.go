@@ -24,3 +24,11 @@ func (p *Projector) FailWrites(t *testing.T) (restore func()) {
 
 // AppendStep is the checkpoint's step encoder.
 func AppendStep(s *Step) ([]byte, error) { return appendStep(nil, s) }
+
+// InMemory reports whether the projector holds run in memory.
+func (p *Projector) InMemory(run string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.runs[run]
+	return ok
+}

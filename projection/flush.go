@@ -25,14 +25,22 @@ func (p *Projector) Flush() error {
 	return nil
 }
 
-// letGo turns the final steps a checkpoint has just written into stubs
-// {N, Final: true}, read back from the checkpoint when someone asks for
-// them — as after a restart. A run's last step stays whole, so a long run
-// holds a stub per step in memory instead of every call, argument and
-// result it ever made.
+// letGo lets go of what a checkpoint has just written and nothing needs in
+// memory: the final steps become stubs {N, Final: true}, read back from the
+// checkpoint when someone asks for them — as after a restart — and an ended
+// run leaves memory altogether, to be loaded again if anyone asks. A run's
+// last step stays whole, so a long run holds a stub per step instead of
+// every call, argument and result it ever made, and a host that has run
+// many holds only the ones still going.
 func (p *Projector) letGo(b *batch) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for id, r := range p.runs {
+		if _, dirty := p.dirty[id]; r.Status == StatusEnded && !dirty {
+			delete(p.runs, id)
+			delete(p.lazy, id)
+		}
+	}
 	for _, f := range b.final {
 		r, n := p.runs[f.run], f.step.N
 		if r == nil || n >= len(r.Steps) || !r.Steps[n-1].Final || p.dirty[f.run][n] {

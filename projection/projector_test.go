@@ -368,6 +368,46 @@ func TestCheckpointLetsGoOfWrittenSteps(t *testing.T) {
 	}
 }
 
+// An ended run leaves memory once a checkpoint holds it, a running one
+// stays, and a view of the ended run loads it back as it was folded.
+func TestEndedRunLeavesMemoryAfterACheckpoint(t *testing.T) {
+	s := steptest.Start(t, "")
+	w := newWriter(t, s.Log)
+	ended, running := w.start(), w.start()
+	for range 3 {
+		w.echo(ended)
+		w.echo(running)
+	}
+	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: ended, Kind: events.KindEnd, At: at,
+		Events: []events.Event{events.RunEnded{Cause: events.CauseCompleted}}})
+	p := following(t, s.Log, w.seq)
+	if !p.InMemory(ended) || !p.InMemory(running) {
+		t.Fatal("the runs are not in memory after being folded")
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if p.InMemory(ended) {
+		t.Error("the ended run is still in memory after a checkpoint")
+	}
+	if !p.InMemory(running) {
+		t.Error("the running run left memory")
+	}
+	want := foldedSteps(t, s.Log, ended)
+	if ok, err := p.ViewWhole(ended, func(r *projection.Run) {
+		if r.Status != projection.StatusEnded || len(r.Steps) != 3 {
+			t.Errorf("reloaded run: %s with %d steps, want ended with 3", r.Status, len(r.Steps))
+		}
+		for _, st := range r.Steps {
+			if diff := cmp.Diff(want[st.N], st); diff != "" {
+				t.Errorf("step %d reloaded (-folded +read):\n%s", st.N, diff)
+			}
+		}
+	}); !ok || err != nil {
+		t.Fatalf("view of the ended run: found %v, %v", ok, err)
+	}
+}
+
 // A checkpoint whose write fails loses nothing: the next one writes what
 // the failed one took, and a reopened projector has the whole run.
 func TestFailedCheckpointIsWrittenLater(t *testing.T) {
