@@ -61,22 +61,13 @@ func timed(n int, fn func() error) (window, error) {
 // rate is the window's steps per second.
 func (w window) rate() float64 { return perSecond(w.n, w.wall) }
 
-// medianRate is the median of the windows' rates.
-func medianRate(ws []window) float64 {
-	rates := make([]float64, len(ws))
+// medianOf is the median of f over the windows (window.rate, say).
+func medianOf(ws []window, f func(window) float64) float64 {
+	xs := make([]float64, len(ws))
 	for i, w := range ws {
-		rates[i] = w.rate()
+		xs[i] = f(w)
 	}
-	return median(rates)
-}
-
-// medianCPU is the median of the windows' CPU time per step.
-func medianCPU(ws []window) float64 {
-	cpus := make([]float64, len(ws))
-	for i, w := range ws {
-		cpus[i] = w.cpuPer()
-	}
-	return median(cpus)
+	return median(xs)
 }
 
 // cpuPer is the process CPU time per step, in microseconds.

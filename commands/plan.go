@@ -135,35 +135,39 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 }
 
 // decide takes one call through the four decisions, in order: visibility,
-// availability, input, permission. Only the last can allow.
-func (e *Engine) decide(c *planned, call executor.Call, cfg *runConfig, reg map[string]effectiveTool) *planned {
+// availability, input, permission. Only the last can allow. It fills in c.
+func (e *Engine) decide(c *planned, call executor.Call, cfg *runConfig, reg map[string]effectiveTool) {
 	cr := c.req
-	refuse := func(msg string) *planned {
+	refuse := func(msg string) {
 		c.req.Args = recordable(cr.Args)
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictReject, Reason: msg}
 		c.setResult(executor.ErrorResult(msg))
-		return c
 	}
 	if cfg.narrowing != gate.Configured {
 		c.req.Args = recordable(cr.Args)
-		return block(c, cfg, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
+		block(c, cfg, gate.Verdict{Kind: gate.KindBlock, Reason: gate.DisabledReason})
+		return
 	}
 	identity, advertised := cfg.catalog[cr.Tool]
 	if !advertised {
-		return refuse(executor.UnknownTool(cr.Tool))
+		refuse(executor.UnknownTool(cr.Tool))
+		return
 	}
 	c.identity = identity
 	tool, why := resolveTool(reg, cr.Tool, identity)
 	if tool == nil {
-		return refuse(why)
+		refuse(why)
+		return
 	}
 	prepared, err := tool.Prepare(call, cr.Args)
 	if err != nil {
 		var ie *executor.InputError
 		if errors.As(err, &ie) {
-			return refuse(ie.Error())
+			refuse(ie.Error())
+		} else {
+			refuse(executor.InvalidInput(err.Error()))
 		}
-		return refuse(executor.InvalidInput(err.Error()))
+		return
 	}
 	c.tool, c.prepared = tool, prepared
 	// Whatever the verdict, it records what the call saw (edit: the digest the
@@ -177,25 +181,22 @@ func (e *Engine) decide(c *planned, call executor.Call, cfg *runConfig, reg map[
 		if tool.AwaitsInput() {
 			c.ticket = e.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
 		}
-		return c
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
 			Rule: cfg.ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
 		c.ticket = e.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
-		return c
 	default:
 		c.verdict.Requests = toEventRequests(prepared.Requests())
-		return block(c, cfg, v)
+		block(c, cfg, v)
 	}
 }
 
 // block settles c as blocked by v; the model reads "blocked: <reason>".
-func block(c *planned, cfg *runConfig, v gate.Verdict) *planned {
+func block(c *planned, cfg *runConfig, v gate.Verdict) {
 	reqs := c.verdict.Requests
 	c.verdict = events.PermissionDecided{CallID: c.req.ID, Verdict: events.VerdictBlock, Reason: v.Reason,
 		Rule: cfg.ruleRef(v.Rule), Requests: reqs}
 	c.setResult(executor.ErrorResult("blocked: " + v.Reason))
-	return c
 }
 
 func ruleRef(r *gate.Rule) *events.Rule {

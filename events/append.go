@@ -17,10 +17,11 @@ type appender interface {
 // appendRaw appends a JSON value held as raw bytes, refusing bytes that are
 // not JSON: a commit is never stored unreadable.
 func appendRaw(b []byte, name string, raw []byte) ([]byte, error) {
-	if !validJSON(raw) {
-		return nil, fmt.Errorf("field %s is not valid JSON: %w", name, ErrMalformed)
+	b, err := AppendRaw(appendKey(b, name, false), raw)
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", name, err)
 	}
-	return append(appendKey(b, name, false), raw...), nil
+	return b, nil
 }
 
 const hexDigits = "0123456789abcdef"

@@ -303,15 +303,17 @@ func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 	for {
 		p.mu.Lock()
 		cur, failed := p.seq, p.failed
-		if cur >= seq || failed != nil {
-			p.mu.Unlock()
-			if cur >= seq {
-				return nil
-			}
+		var ch <-chan struct{}
+		if cur < seq && failed == nil {
+			ch = p.watchLocked()
+		}
+		p.mu.Unlock()
+		if cur >= seq {
+			return nil
+		}
+		if failed != nil {
 			return failed
 		}
-		ch := p.watchLocked()
-		p.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
