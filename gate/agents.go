@@ -10,11 +10,11 @@ import (
 // the last rule whose action pattern matches action: it must deny and have a
 // resource pattern made only of '*'. A tool whose action is wholly denied is
 // left out of the catalogue the model sees. An action no rule names is not
-// wholly denied (it asks).
+// wholly denied (it asks). Protections are no rules here: they only ask.
 func WhollyDenied(action string, rs Ruleset) bool {
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
-		if Match(r.Action, action) {
+		if r.Source != SourceProtected && Match(r.Action, action) {
 			return r.Effect == Deny && onlyStars(r.Resource)
 		}
 	}

@@ -20,13 +20,24 @@ type Decision struct {
 // match decides. When no rule matches, the decision is Ask with a nil Rule.
 //
 // Evaluate does not allocate.
+//
+// Protections ([SourceProtected]) take no part in last-match-wins: a
+// decision on a path one of them covers is raised to the protection's effect
+// (ask), and a deny still denies.
 func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
+	d := Decision{Effect: Ask, Resource: resource}
 	for i := len(rulesets) - 1; i >= 0; i-- {
-		if d, ok := rulesets[i].decide(action, resource); ok {
-			return d
+		if rd, ok := rulesets[i].decide(action, resource); ok {
+			d = rd
+			break
 		}
 	}
-	return Decision{Effect: Ask, Resource: resource}
+	for _, rs := range rulesets {
+		if d.Effect != Deny {
+			d = rs.protect(action, d)
+		}
+	}
+	return d
 }
 
 // decide returns the decision of the last rule of rs that matches, and
@@ -34,7 +45,7 @@ func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
 func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
-		if Match(r.Action, action) && Match(r.Resource, resource) {
+		if r.Source != SourceProtected && Match(r.Action, action) && Match(r.Resource, resource) {
 			e := r.Effect
 			if !e.Valid() {
 				e = Deny
@@ -55,8 +66,14 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // the configured ones: any Deny gives Deny, else any Ask gives Ask, else
 // Allow. A request without resources is allowed, with a nil Rule.
 //
+// Then the protections of configured (see [SourceProtected]) raise each
+// resource they cover to ask: no rule, saved approval or agent default lets
+// a protected path be written without a human, and a deny still denies.
+//
 // The returned decision is that of the first resource, in request order,
-// that reached the final effect. EvaluateInput does not allocate.
+// that reached the final effect; among resources that ask, a protected one
+// is preferred, so the verdict says why it asks. EvaluateInput does not
+// allocate.
 func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 	worst, found := Decision{Effect: Allow}, false
 	for _, res := range req.Resources {
@@ -70,7 +87,9 @@ func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 		if sd, ok := saved.decide(req.Action, res); ok {
 			d = sd
 		}
-		if !found || d.Effect.strictness() > worst.Effect.strictness() {
+		d = configured.protect(req.Action, d)
+		if !found || d.Effect.strictness() > worst.Effect.strictness() ||
+			d.Effect == worst.Effect && d.isProtection() && !worst.isProtection() {
 			worst, found = d, true
 		}
 	}

@@ -40,12 +40,16 @@ const (
 	SourceProject Source = "project" // the project's .stepgate/config.yaml
 	SourceSaved   Source = "saved"   // an "always" approval saved for the project
 	SourceRun     Source = "run"     // a per-run override
+	// SourceProtected marks a protection, not an ordinary rule: a path no
+	// rule, saved approval or agent default may allow to be written without
+	// asking (see [MatchPath] and [EvaluateInput]).
+	SourceProtected Source = "protected"
 )
 
 // Valid reports whether s is one of the Source constants.
 func (s Source) Valid() bool {
 	switch s {
-	case SourceDefault, SourceUser, SourceProject, SourceSaved, SourceRun:
+	case SourceDefault, SourceUser, SourceProject, SourceSaved, SourceRun, SourceProtected:
 		return true
 	}
 	return false
@@ -66,6 +70,8 @@ func (s Source) Label() string {
 		return "saved approval"
 	case SourceRun:
 		return "run override"
+	case SourceProtected:
+		return "protected path"
 	case "":
 		return "unknown source"
 	}

@@ -44,7 +44,9 @@ type Verdict struct {
 //     allowed: of "git status; rm -rf x" under "git *": allow, only
 //     "rm -rf x"; a request the tool could not judge keeps them all), and
 //     Rule is the deciding rule of the first of them (nil when no rule
-//     matched).
+//     matched). The resources a protection covers ask in a request of their
+//     own, with Ask set and no save pattern: "always" saves no approval for
+//     a protected path, and no other ticket is approved on its behalf.
 //   - KindAllow: Rule is the deciding rule of the first request (nil when
 //     there is no request or the first names no resource).
 //
@@ -68,7 +70,7 @@ func Decide(n Narrowing, reqs []descriptor.Request, configured, saved Ruleset) V
 			if asked == nil {
 				firstAsk, askAction = d, req.Action
 			}
-			asked = append(asked, askingPart(req, configured, saved))
+			asked = askingParts(asked, req, configured, saved)
 		}
 		if i == 0 {
 			first, firstAction = d, req.Action
@@ -95,24 +97,39 @@ func reason(verb, action string, d Decision) string {
 	return verb + ": no rule matches " + action + " " + strconv.Quote(d.Resource)
 }
 
-// askingPart narrows req to the resources that ask on their own. Save
-// patterns that are the resources themselves (bash saves each command's
-// text) narrow with them, so "always" saves only what the human saw; other
-// save patterns are the tool's choice and are kept.
-func askingPart(req descriptor.Request, configured, saved Ruleset) descriptor.Request {
+// askingParts appends to dst req narrowed to the resources that ask on their
+// own. Save patterns that are the resources themselves (bash saves each
+// command's text) narrow with them, so "always" saves only what the human
+// saw; other save patterns are the tool's choice and are kept. Resources a
+// protection covers are split off into a request that always asks and saves
+// nothing; a request the tool could not judge keeps its resources together,
+// and saves nothing when one of them is protected.
+func askingParts(dst []descriptor.Request, req descriptor.Request, configured, saved Ruleset) []descriptor.Request {
 	if req.Ask || len(req.Resources) < 2 {
-		return req
+		if slices.ContainsFunc(req.Resources, func(res string) bool { return configured.Protects(req.Action, res) }) {
+			req.Save, req.Ask = nil, true
+		}
+		return append(dst, req)
 	}
-	var asking []string
+	var asking, protected []string
 	for _, res := range req.Resources {
 		one := descriptor.Request{Action: req.Action, Resources: []string{res}}
-		if EvaluateInput(one, configured, saved).Effect == Ask {
+		switch d := EvaluateInput(one, configured, saved); {
+		case d.Effect == Ask && d.isProtection():
+			protected = append(protected, res)
+		case d.Effect == Ask:
 			asking = append(asking, res)
 		}
 	}
 	if slices.Equal(req.Save, req.Resources) {
 		req.Save = asking
 	}
-	req.Resources = asking
-	return req
+	if asking != nil {
+		req.Resources = asking
+		dst = append(dst, req)
+	}
+	if protected != nil {
+		dst = append(dst, descriptor.Request{Action: req.Action, Resources: protected, Ask: true})
+	}
+	return dst
 }
