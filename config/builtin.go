@@ -11,7 +11,7 @@ import (
 // but asks for external directories (except the tool-output directory and
 // the system's temporary directory) and for reading *.env and *.env.* (but
 // not *.env.example); explore denies everything but read, glob, grep,
-// webfetch and websearch.
+// webfetch and websearch. Its protected paths are [DefaultProtectedPaths].
 func Builtin(toolOutputDir string) *File {
 	rule := func(action, resource string, eff gate.Effect) gate.Rule {
 		return gate.Rule{Action: action, Resource: resource, Effect: eff, Source: gate.SourceDefault}
@@ -33,5 +33,5 @@ func Builtin(toolOutputDir string) *File {
 	for _, a := range []string{"read", "glob", "grep", "webfetch", "websearch"} {
 		explore = append(explore, rule(a, "*", gate.Allow))
 	}
-	return &File{Agents: map[string]gate.Ruleset{"build": build, "explore": explore}}
+	return &File{Agents: map[string]gate.Ruleset{"build": build, "explore": explore}, ProtectAdd: DefaultProtectedPaths()}
 }

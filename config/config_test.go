@@ -110,8 +110,8 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(eff.Rules)
-	got := eff.Rules[n-2:]
+	n := len(eff.Rules) - len(eff.Protected) // the protections come last
+	got := eff.Rules[n-2 : n]
 	want := gate.Ruleset{{Action: "bash", Resource: "*", Effect: gate.Ask, Source: gate.SourceUser},
 		{Action: "bash", Resource: "go test *", Effect: gate.Allow, Source: gate.SourceProject}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -138,6 +138,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("agents:\n  build:\n    permission:\n      - { action: bash, resource: \"git *\", effect: allow }\n")
 	f.Add(`{"tool_output": {"max_lines": 1}}`)
 	f.Add("agents:\n  build:\n    ticket_ttl: 90s\n    permission: { read: ask }\n")
+	f.Add("protected_paths:\n  add: [\"secrets/**\"]\n  remove: [\".git/**\"]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		file, err := config.Parse("f.yaml", []byte(text), gate.SourceUser)
 		if err != nil {
@@ -145,6 +146,14 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error %v is not ErrInvalid", err)
 			}
 			return
+		}
+		for _, pat := range append(file.ProtectAdd, file.ProtectRemove...) {
+			if err := gate.CheckPathPattern(pat); err != nil {
+				t.Fatalf("accepted a protected path %q: %v", pat, err)
+			}
+		}
+		if _, err := config.Parse("f.yaml", []byte(text), gate.SourceProject); err == nil && len(file.ProtectRemove) > 0 {
+			t.Fatalf("a project file removed protected paths %v", file.ProtectRemove)
 		}
 		for _, rs := range file.Agents {
 			for _, r := range rs {

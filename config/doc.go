@@ -6,4 +6,11 @@
 // overrides, which may only narrow, come last (in commands). Every rule
 // keeps its source. Unknown keys and bad values are errors naming the file,
 // the line and the key — never silently ignored.
+//
+// Protected paths (protected_paths: {add, remove}; defaults
+// [DefaultProtectedPaths], and the user's file always) end every resolved
+// ruleset as protections (gate.SourceProtected): a write there asks whatever
+// the rules say, and an "always" saves nothing for it. Any layer may add;
+// only the user's file may remove, and a project file that tries is an
+// error. A project file reached through a symlink is refused.
 package config

@@ -27,6 +27,14 @@ type File struct {
 	MaxLines, MaxBytes int
 	// WebsearchEndpoint is websearch.endpoint; "" when not set.
 	WebsearchEndpoint string
+	// ProtectAdd and ProtectRemove are protected_paths.add and .remove:
+	// path patterns (see gate.MatchPath) protected in addition to the
+	// defaults, and defaults no longer protected. Only the user's file may
+	// remove.
+	ProtectAdd, ProtectRemove []string
+	// alwaysProtected are protected whatever any file says (the user's
+	// file itself).
+	alwaysProtected []string
 }
 
 // Load reads the file at path as a layer with the given source. A missing
@@ -52,6 +60,7 @@ func Load(path string, source gate.Source) (*File, error) {
 //	      bash: [{ resource: "git status *", effect: allow }]   # the list form
 //	tool_output: { max_lines: 2000, max_bytes: 51200 }
 //	websearch: { endpoint: "http://127.0.0.1:8080/search" }
+//	protected_paths: { add: ["secrets/**"], remove: [".git/**"] }   # remove: the user's file only
 func Parse(path string, data []byte, source gate.Source) (*File, error) {
 	f := &File{Path: path, Agents: map[string]gate.Ruleset{}}
 	doc, err := parser.ParseBytes(data, 0)
@@ -127,6 +136,8 @@ func (p *reader) top(f *File, body ast.Node) error {
 				}
 				return nil
 			})
+		case "protected_paths":
+			return p.protectedPaths(f, v)
 		case "websearch":
 			return p.each(v, "websearch", func(k2 string, kn2, v2 ast.Node) error {
 				if k2 != "endpoint" {

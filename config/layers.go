@@ -39,7 +39,12 @@ func ProjectFile(location string) string {
 // Layers reads the layers for a location, lowest first: built-in, user,
 // project. Missing files are left out; a malformed one is an error.
 func (l Loader) Layers(location string) ([]*File, error) {
-	layers := []*File{Builtin(l.ToolOutputDir)}
+	builtin := Builtin(l.ToolOutputDir)
+	builtin.alwaysProtected = userFileProtection(l.UserFile, location)
+	layers := []*File{builtin}
+	if err := plainProjectFile(location); err != nil {
+		return nil, err
+	}
 	for _, src := range []struct {
 		path   string
 		source gate.Source
@@ -69,10 +74,15 @@ type Effective struct {
 	TicketTTL time.Duration `json:"ticket_ttl,omitempty"`
 	// Files are the layers' files, lowest first.
 	Files []string `json:"files"`
+	// Protected are the protected paths; Rules ends with them as
+	// protections (gate.SourceProtected).
+	Protected []string `json:"protected_paths,omitempty"`
 }
 
 // Resolve combines the layers for agent: its rules from every layer in
-// order, and the last layer's word on tool output. An agent no layer
+// order, then the protected paths as protections (the defaults and every
+// layer's additions, less the user's removals), and the last layer's word
+// on tool output. An agent no layer
 // defines cannot be resolved: deny-all, with ok false.
 func Resolve(agent string, layers []*File) (e Effective, ok bool) {
 	e.Agent = agent
@@ -96,7 +106,10 @@ func Resolve(agent string, layers []*File) (e Effective, ok bool) {
 	}
 	if !ok {
 		e.Rules = gate.DenyAllRules(gate.SourceDefault)
+		return e, ok
 	}
+	e.Protected = protections(layers)
+	e.Rules = append(e.Rules, protectionRules(e.Protected)...)
 	return e, ok
 }
 
