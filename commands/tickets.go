@@ -66,6 +66,9 @@ type TicketView struct {
 	Step       int                    `json:"step"`
 	Args       json.RawMessage        `json:"args,omitempty"`
 	Resolution *events.TicketResolved `json:"resolution,omitempty"`
+	// Reason is why the call asks, as its verdict says, e.g.
+	// `confirmation required by rule edit ".git/**" (protected path)`.
+	Reason string `json:"reason,omitempty"`
 }
 
 // AwaitRequest waits for a step to be final.
@@ -91,6 +94,9 @@ func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
 	if s := r.Step(t.Step); s != nil {
 		if c := s.Call(t.CallID); c != nil {
 			v.Args = c.Args
+			if c.Decision != nil {
+				v.Reason = c.Decision.Reason
+			}
 		}
 	}
 	return v

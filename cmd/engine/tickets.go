@@ -35,8 +35,15 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
 			}
 			fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
+			if t.Reason != "" {
+				fmt.Fprintf(stdout, "    %s\n", t.Reason)
+			}
 			for _, r := range t.Requests {
-				fmt.Fprintf(stdout, "    %s %v\n", r.Action, r.Resources)
+				always := ""
+				if r.Ask && len(r.Save) == 0 {
+					always = "  (always asks; \"always\" saves nothing)"
+				}
+				fmt.Fprintf(stdout, "    %s %v%s\n", r.Action, r.Resources, always)
 			}
 		}
 		return nil
