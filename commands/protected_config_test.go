@@ -44,7 +44,7 @@ func TestAgentCannotWidenItsAuthority(t *testing.T) {
 // configuration error, and the agent is denied everything until it is fixed.
 func TestProjectFileCannotRemoveProtectedPaths(t *testing.T) {
 	s := steptest.Start(t, "")
-	h, _ := loaderHost(t, s, userAllowsEdits)
+	h, logs := loaderHost(t, s, userAllowsEdits)
 	loc := protectedLoc(t)
 	writeAt(t, loc, ".stepgate/config.yaml", "protected_paths:\n  remove: [\".git/**\", \".stepgate/**\"]\n")
 	run := startIn(t, h, loc, "")
@@ -55,6 +55,9 @@ func TestProjectFileCannotRemoveProtectedPaths(t *testing.T) {
 	}
 	if got := readAt(t, loc, ".git/config"); got != "x = 1\n" {
 		t.Errorf(".git/config holds %q", got)
+	}
+	if want := "config.yaml:2: protected_paths.remove: only the user's file may remove a protected path"; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, logs.String())
 	}
 }
 

@@ -2,12 +2,12 @@ package commands_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stepgate/stepgate/commands"
@@ -85,7 +85,7 @@ func redirectTool(t testing.TB) *executor.Tool {
 
 // loaderHost starts a host that reads the configuration from files: the
 // built-in agents, the user's file userText, the location's project file.
-func loaderHost(t *testing.T, s *steptest.Server, userText string) (*commands.Host, string) {
+func loaderHost(t *testing.T, s *steptest.Server, userText string) (*commands.Host, *logBuffer) {
 	t.Helper()
 	user := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(user, []byte(userText), 0o600); err != nil {
@@ -99,10 +99,29 @@ func loaderHost(t *testing.T, s *steptest.Server, userText string) (*commands.Ho
 	if err != nil {
 		t.Fatal(err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := startHostCfg(t, s, reg, commands.Config{Host: "h1", Logger: quiet,
-		Policy: commands.LoaderPolicy(config.Loader{UserFile: user}, quiet)})
-	return h, user
+	logs := &logBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	h := startHostCfg(t, s, reg, commands.Config{Host: "h1", Logger: log,
+		Policy: commands.LoaderPolicy(config.Loader{UserFile: user}, log)})
+	return h, logs
+}
+
+// logBuffer collects a host's log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func patch(ops ...string) builtin.ApplyPatchInput {
