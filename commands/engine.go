@@ -42,6 +42,9 @@ type Config struct {
 	// it is now: pinned at a run's start, and consulted again when an
 	// approved call resumes (a deny in either blocks it). Default: the
 	// built-in agents and the location's project file (config.Loader).
+	// The rules carry the protected paths as protections
+	// (gate.SourceProtected), as config.Loader resolves them; a Policy
+	// that leaves them out protects no path.
 	Policy func(agent, location string) Policy
 }
 

@@ -157,6 +157,7 @@ func protectedCalls() []struct {
 		{"write through ./ and ..", w("./.stepgate/../.stepgate/config.yaml"), []string{".stepgate/config.yaml"}},
 		{"write .git/config through a symlink", w("lnk/config"), []string{".git/config"}},
 		{"write .git/config by its absolute path", w("$LOC/.git/config"), []string{".git/config"}},
+		{"write another repository's .git/config outside the location (the temporary directory is allowed)", w("$EXT/.git/config"), nil},
 		{"write .Git/Config (a case-insensitive file system's .git/config)", w(".Git/Config"), []string{".Git/Config"}},
 		{"edit the project file", e(".stepgate/config.yaml"), []string{".stepgate/config.yaml"}},
 		{"edit .git/config", e(".git/config"), []string{".git/config"}},
@@ -179,7 +180,13 @@ func TestProtectedPathsAskUnderEditAllow(t *testing.T) {
 	for _, tc := range protectedCalls() {
 		t.Run(tc.why, func(t *testing.T) {
 			loc := protectedLoc(t)
-			tc.call.Args = []byte(strings.ReplaceAll(string(tc.call.Args), "$LOC", loc))
+			ext := t.TempDir()
+			tc.call.Args = []byte(strings.NewReplacer("$LOC", loc, "$EXT", ext).Replace(string(tc.call.Args)))
+			defer func() {
+				if got := readAt(t, ext, ".git/config"); got != "" {
+					t.Errorf("the other repository's .git/config was written: %q", got)
+				}
+			}()
 			before := map[string]string{}
 			for _, f := range tc.files {
 				before[f] = readAt(t, loc, f)

@@ -45,7 +45,7 @@ func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
 func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
-		if r.Source != SourceProtected && Match(r.Action, action) && Match(r.Resource, resource) {
+		if Match(r.Action, action) && Match(r.Resource, resource) && r.Source != SourceProtected {
 			e := r.Effect
 			if !e.Valid() {
 				e = Deny
@@ -76,6 +76,7 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // allocate.
 func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 	worst, found := Decision{Effect: Allow}, false
+	protects := configured.protectsAction(req.Action)
 	for _, res := range req.Resources {
 		d, ok := configured.decide(req.Action, res)
 		if !ok {
@@ -87,7 +88,9 @@ func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 		if sd, ok := saved.decide(req.Action, res); ok {
 			d = sd
 		}
-		d = configured.protect(req.Action, d)
+		if protects {
+			d = configured.protect(req.Action, d)
+		}
 		if !found || d.Effect.strictness() > worst.Effect.strictness() ||
 			d.Effect == worst.Effect && d.isProtection() && !worst.isProtection() {
 			worst, found = d, true

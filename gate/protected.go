@@ -27,6 +27,17 @@ func (rs Ruleset) protected(action, resource string) *Rule {
 	return found
 }
 
+// protectsAction reports whether a protection of rs may cover action at
+// all: most requests (bash, read) need not look at paths.
+func (rs Ruleset) protectsAction(action string) bool {
+	for i := range rs {
+		if r := &rs[i]; r.Source == SourceProtected && Match(r.Action, action) {
+			return true
+		}
+	}
+	return false
+}
+
 // protect raises d, decided on resource, to the protection of rs that covers
 // it, when that is at least as strict: the decision then names the
 // protection, so the verdict says why it asks.
