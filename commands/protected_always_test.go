@@ -81,4 +81,19 @@ func TestAlwaysOnProtectedPathSavesNoGrant(t *testing.T) {
 	if out := submit(t, h, c, 2, call("c", "edit", builtin.EditInput{Path: ".git/hooks/pre-commit", OldString: "x = 2", NewString: "x = 3"})); len(out.Tickets) != 1 {
 		t.Errorf("the hook after edit * was saved: %+v, want it to ask", out.Results)
 	}
+	// A ticket for a protected path alone: "always" saves nothing at all.
+	d := startIn(t, h, loc, "p2")
+	out := submit(t, h, d, 1, call("c", "write", builtin.WriteInput{Path: ".stepgate/config.yaml", Content: "agents: {}\n"}))
+	if len(out.Tickets) != 1 {
+		t.Fatalf("write the project file: %+v, want it to ask", out.Results)
+	}
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyAlways, Principal: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	if gs, err := h.Grants(ctx, commands.GrantsRequest{Project: "p2"}); err != nil || len(gs) != 0 {
+		t.Errorf("always on a protected path saved %+v (%v), want nothing", gs, err)
+	}
+	if out := submit(t, h, d, 2, call("c", "write", builtin.WriteInput{Path: ".stepgate/config.yaml", Content: "agents: {}\n"})); len(out.Tickets) != 1 {
+		t.Errorf("the identical write again: %+v, want it to ask", out.Results)
+	}
 }
