@@ -63,26 +63,40 @@ func (p *reader) protectedPaths(f *File, n ast.Node) error {
 			if err := gate.CheckPathPattern(s); err != nil {
 				return p.fail(item, ikey, "%v", err)
 			}
+			if into == &f.ProtectRemove && !slices.Contains(DefaultProtectedPaths(), s) {
+				return p.fail(item, ikey, "%q is not protected by default (the defaults are %s): remove takes a default as written",
+					s, strings.Join(DefaultProtectedPaths(), ", "))
+			}
 			*into = append(*into, s)
 		}
 		return nil
 	})
 }
 
-// protections folds the layers' protected paths: the built-in defaults and
-// every layer's additions, less the user's removals (by their exact text),
-// then what is always protected.
+// protections folds the layers' protected paths: the built-in defaults
+// less the user's removals, every layer's additions (a layer may always
+// protect more), then what is always protected.
 func protections(layers []*File) []string {
-	var add, remove, always []string
+	var remove []string
 	for _, f := range layers {
-		add = append(add, f.ProtectAdd...)
 		remove = append(remove, f.ProtectRemove...)
-		always = append(always, f.alwaysProtected...)
 	}
 	var out []string
-	for _, p := range append(add, always...) {
-		if !slices.Contains(out, p) && (!slices.Contains(remove, p) || slices.Contains(always, p)) {
+	add := func(p string) {
+		if !slices.Contains(out, p) {
 			out = append(out, p)
+		}
+	}
+	for _, f := range layers {
+		for _, p := range f.ProtectAdd {
+			if f.Path != "" || !slices.Contains(remove, p) { // removals apply to the built-in defaults
+				add(p)
+			}
+		}
+	}
+	for _, f := range layers {
+		for _, p := range f.alwaysProtected {
+			add(p)
 		}
 	}
 	return out

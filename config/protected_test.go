@@ -34,6 +34,7 @@ func TestParseProtectedPaths(t *testing.T) {
 		{"a . segment", "protected_paths: { add: [\"./x\"] }\n", `protected_paths.add[0]: bad protected-path pattern "./x"`, gate.SourceUser},
 		{"not a list", "protected_paths:\n  add: secrets/**\n", "p.yaml:2: protected_paths.add: want a list of path patterns", gate.SourceUser},
 		{"an unknown key", "protected_paths:\n  except: []\n", "p.yaml:2: protected_paths.except: unknown key (want add or remove)", gate.SourceUser},
+		{"removing what is not a default", "protected_paths:\n  remove:\n    - .git/config\n", `p.yaml:3: protected_paths.remove[0]: ".git/config" is not protected by default (the defaults are .stepgate/**, .git/**)`, gate.SourceUser},
 		{"a mapping in the list", "protected_paths:\n  add: [{a: b}]\n", "protected_paths.add[0]: want a path pattern", gate.SourceUser},
 	}
 	for _, tt := range tests {
@@ -91,6 +92,8 @@ func TestProtectedPathLayers(t *testing.T) {
 			[]string{".agents/skills/x/SKILL.md", "Makefile", ".git/config"}, []string{"sub/Makefile"}},
 		{"the user removes a default", allowEdit + "protected_paths:\n  remove: [\".git/**\"]\n", "",
 			[]string{".stepgate/config.yaml"}, []string{".git/config", ".git/hooks/pre-commit"}},
+		{"the user removes a default a project adds back", allowEdit + "protected_paths:\n  remove: [\".git/**\"]\n", "protected_paths:\n  add: [\".git/**\"]\n",
+			[]string{".git/config"}, nil},
 		{"the user removes and adds back a part", allowEdit + "protected_paths:\n  remove: [\".git/**\"]\n  add: [\".git/hooks/**\"]\n", "",
 			[]string{".git/hooks/pre-commit"}, []string{".git/config"}},
 		{"a project file adds", allowEdit, "protected_paths:\n  add: [\"deploy/**\"]\n",
@@ -139,7 +142,7 @@ func TestUserFileIsAlwaysProtected(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	text := "agents:\n  build:\n    permission:\n      \"*\": allow\n      edit: allow\nprotected_paths:\n  remove: [\".stepgate/**\", \".git/**\", " + `"` + filepath.ToSlash(user) + `"` + "]\n"
+	text := "agents:\n  build:\n    permission:\n      \"*\": allow\n      edit: allow\nprotected_paths:\n  remove: [\".stepgate/**\", \".git/**\"]\n"
 	if err := os.WriteFile(user, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
