@@ -19,11 +19,12 @@ type Decision struct {
 // list, in order, and the last rule whose action and resource patterns both
 // match decides. When no rule matches, the decision is Ask with a nil Rule.
 //
-// Evaluate does not allocate.
-//
 // Protections ([SourceProtected]) take no part in last-match-wins: a
 // decision on a path one of them covers is raised to the protection's effect
 // (ask), and a deny still denies.
+//
+// Evaluate does not allocate (unless a protection reads a path holding
+// "..", which it cleans first).
 func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
 	d := Decision{Effect: Ask, Resource: resource}
 	for i := len(rulesets) - 1; i >= 0; i-- {
@@ -73,7 +74,7 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // The returned decision is that of the first resource, in request order,
 // that reached the final effect; among resources that ask, a protected one
 // is preferred, so the verdict says why it asks. EvaluateInput does not
-// allocate.
+// allocate (but as [Evaluate] says).
 func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 	worst, found := Decision{Effect: Allow}, false
 	protects := configured.protectsAction(req.Action)
