@@ -73,3 +73,22 @@ func ExampleDecide() {
 	// block - denied by rule bash "rm *" (project config)
 	// block - tools are disabled for this run
 }
+
+// A protection asks before a protected path is written, whatever the rules
+// and saved approvals say, and the request that asks saves nothing.
+func ExampleDecide_protectedPath() {
+	configured := gate.Ruleset{
+		{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceDefault},
+		{Action: "edit", Resource: ".git/**", Effect: gate.Ask, Source: gate.SourceProtected},
+	}
+	saved := gate.Ruleset{{Action: "edit", Resource: "*", Effect: gate.Allow, Source: gate.SourceSaved}}
+	patch := []descriptor.Request{{Action: "edit", Resources: []string{"main.go", ".Git/hooks/pre-commit"}, Save: []string{"*"}}}
+	v := gate.Decide(gate.Configured, patch, configured, saved)
+	fmt.Println(v.Kind, "-", v.Reason)
+	fmt.Printf("%+v\n", v.Asked)
+	fmt.Println(gate.MatchPath(".git/**", "vendor/x/.git/config"), gate.MatchPath("/Makefile", "sub/Makefile"))
+	// Output:
+	// confirm - confirmation required by rule edit ".git/**" (protected path)
+	// [{Action:edit Resources:[.Git/hooks/pre-commit] Save:[] Ask:true}]
+	// true false
+}
