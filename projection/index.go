@@ -21,6 +21,8 @@ type indexes struct {
 	grants   Grants
 	outputs  map[string]events.OutputFileStored // output files kept, by path
 	registry Registry                           // the location layer
+	// quarantine is every message the folds skipped (the latest listed).
+	quarantine Quarantine
 }
 
 func newIndexes() indexes {
@@ -34,10 +36,12 @@ type indexDirt struct {
 	grants  map[string]bool // grant ids to write
 	scopes  map[string]bool // registry scopes to write
 	sets    bool            // pending, open and outputs are rewritten whole
+	// quarantine says the quarantine changed (it is rewritten whole).
+	quarantine bool
 }
 
 func (d indexDirt) any() bool {
-	return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
+	return d.sets || d.quarantine || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
 }
 
 // add marks what o marks too.
@@ -46,6 +50,7 @@ func (d *indexDirt) add(o indexDirt) {
 	maps.Copy(d.grants, o.grants)
 	maps.Copy(d.scopes, o.scopes)
 	d.sets = d.sets || o.sets
+	d.quarantine = d.quarantine || o.quarantine
 }
 
 func newIndexDirt() indexDirt {
@@ -223,6 +228,13 @@ func (p *Projector) takeIndexes(b *batch) error {
 			b.outputs[path] = v
 		}
 	}
+	if p.idxDirty.quarantine {
+		v, err := encodeQuarantine(p.idx.quarantine)
+		if err != nil {
+			return err
+		}
+		b.quarantine = v
+	}
 	b.takenIdx, p.idxDirty = p.idxDirty, newIndexDirt()
 	return nil
 }
@@ -231,6 +243,11 @@ func (p *Projector) takeIndexes(b *batch) error {
 func writeIndexes(tx *bolt.Tx, b *batch) error {
 	if err := writeRegistry(tx, b.scopes); err != nil {
 		return err
+	}
+	if b.quarantine != nil {
+		if err := tx.Bucket(bucketMeta).Put(keyQuarantine, b.quarantine); err != nil {
+			return err
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(b.tickets)) {
 		if err := tx.Bucket(bucketTickets).Put([]byte(id), []byte(b.tickets[id])); err != nil {
@@ -293,6 +310,9 @@ func loadIndexes(tx *bolt.Tx, idx *indexes) error {
 	}
 	if err == nil {
 		err = loadRegistry(tx, idx.registry)
+	}
+	if err == nil {
+		err = loadQuarantine(tx, &idx.quarantine)
 	}
 	if err == nil {
 		err = load(bucketOutputs, func(k, v []byte) error {
