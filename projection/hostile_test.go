@@ -77,7 +77,7 @@ func hostile(t *rapid.T, victim, other string, sent []*events.Commit) message {
 	last := sent[len(sent)-1]
 	on := events.RunSubject(victim)
 	wrong := func(c events.Commit) message { return message{subject: on, data: encode(t, &c)} }
-	switch rapid.IntRange(0, 13).Draw(t, "kind") {
+	switch rapid.IntRange(0, 14).Draw(t, "kind") {
 	case 0: // any bytes at all, on any subject of the log
 		subject := rapid.SampledFrom([]string{on, events.RegistrySubject("s"), events.OutputSubject, events.GrantSubject("p"), "sg.other"}).Draw(t, "subject")
 		return message{subject: subject, data: rapid.SliceOfN(rapid.Byte(), 0, 64).Draw(t, "bytes")}
@@ -124,6 +124,15 @@ func hostile(t *rapid.T, victim, other string, sent []*events.Commit) message {
 		c := events.Commit{ID: "reg", Kind: events.KindRegistry, At: hostileAt,
 			Events: []events.Event{events.ToolRegistered{Scope: "a", Name: "echo", Identity: "i"}}}
 		return message{subject: events.RegistrySubject("b"), data: encode(t, &c)}
+	case 14: // the next step begun, then an event that cannot apply: all or nothing
+		next := 0
+		for _, c := range sent {
+			next = max(next, c.Step)
+		}
+		c := events.Commit{ID: "half", Run: victim, Step: next + 1, Kind: events.KindStep, At: hostileAt, Host: "intruder",
+			Events: []events.Event{events.ToolCallRequested{CallID: "h", Tool: "echo"},
+				events.PermissionDecided{CallID: "h", Verdict: events.VerdictAllow}, events.ToolResultRecorded{CallID: "nobody"}}}
+		return wrong(c)
 	default: // an approval for another project, inside the victim's run
 		c := *last
 		c.ID, c.Kind, c.Events = "grant", events.KindResolve, []events.Event{events.ApprovalSaved{ID: "g", Project: "elsewhere", Action: "bash", Resource: "*"}}
