@@ -72,6 +72,9 @@ func hostileMessages(a, b, u1, u2 string, again []byte) []hostileMsg {
 			`[{"type":"ToolResultRecorded","v":1,"data":{"call_id":"nobody","parts":[]}}]`)},
 		{"an approval for another project inside a run", runA, envelope("H-grant", a, 1, "resolve",
 			`[{"type":"ApprovalSaved","v":1,"data":{"id":"G","project":"elsewhere","action":"bash","resource":"*"}}]`)},
+		{"a call slipped into a final step", runA, envelope("H-late", a, 1, "decide", call(99))},
+		{"only unknown events, on a subject no run started", "sg.run.PHANTOM", envelope("H-phantom", "PHANTOM", 0, "catalog",
+			`[{"type":"FromTheFuture","v":1}]`)},
 		{"a subject the log does not use", "sg.elsewhere", envelope("H-subject", "", 0, "grant", end)},
 	}
 }
@@ -91,7 +94,7 @@ func echoStep(t *testing.T, nc *nats.Conn, run string, n int) {
 	}
 }
 
-// Another publisher on sg.> stores 23 kinds of hostile message while four
+// Another publisher on sg.> stores 25 kinds of hostile message while four
 // runs are active. `engine serve` keeps serving; every run goes on (those
 // whose subjects got garbage too: none is wedged) and ends as its client
 // says; `engine quarantine` lists exactly the hostile messages, before and
@@ -225,6 +228,7 @@ func TestHostileMessagesNeverStopAHost(t *testing.T) {
 
 	// Offline, on the data directory: verify agrees, and lists them.
 	out := engine(t, "verify", "--data", data)
+	t.Logf("engine verify:\n%s", out)
 	if !strings.Contains(out, fmt.Sprintf("%d messages quarantined", len(msgs))) || !strings.Contains(out, "verified 4 runs") {
 		t.Errorf("engine verify:\n%s", out)
 	}

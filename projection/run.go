@@ -122,6 +122,10 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 			return fmt.Errorf("run %s commit %s event %d (%s): %w", c.Run, c.ID, i, e.EventType(), err)
 		}
 	}
+	if r.Status == "" { // only events this build cannot read, in a run never started
+		r.restore(u)
+		return fmt.Errorf("run %s commit %s: %w: the run was never started", c.Run, c.ID, ErrInconsistent)
+	}
 	if s := r.Step(c.Step); s != nil && c.Host != "" {
 		s.Host = c.Host
 	}
@@ -191,6 +195,9 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if s.Call(e.CallID) != nil {
 			return fmt.Errorf("%w: call %s requested twice", ErrInconsistent, e.CallID)
 		}
+		if s.Final {
+			return fmt.Errorf("%w: call %s requested in step %d, which is final", ErrInconsistent, e.CallID, c.Step)
+		}
 		s.Calls = append(s.Calls, Call{ID: e.CallID, Tool: e.Tool, Args: e.Args, Identity: e.Identity})
 	case events.PermissionDecided:
 		call, err := r.call(c.Step, e.CallID)
@@ -229,6 +236,11 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		s := r.Step(c.Step)
 		if s == nil {
 			return fmt.Errorf("%w: step %d finalized before it began", ErrInconsistent, c.Step)
+		}
+		for i := range s.Calls {
+			if !s.Calls[i].Terminal() {
+				return fmt.Errorf("%w: step %d finalized with call %s still open", ErrInconsistent, c.Step, s.Calls[i].ID)
+			}
 		}
 		s.Final = true
 	case events.RunEnded:

@@ -124,6 +124,9 @@ func TestRunFoldRejectsInconsistentCommits(t *testing.T) {
 			events.TicketResolved{Ticket: "nope"})},
 		{"an approval of another project", mk("x", 1, events.KindResolve,
 			events.ApprovalSaved{ID: "g", Project: "elsewhere", Action: "bash", Resource: "*"})},
+		{"a call added to a final step", mk("x", 1, events.KindStep, events.ToolCallRequested{CallID: "late", Tool: "echo"})},
+		{"a step finalized with a call still open", mk("x", 2, events.KindStep, events.ToolCallRequested{CallID: "z", Tool: "echo"},
+			events.StepFinalized{Calls: 1})},
 		{"another run's commit", &events.Commit{ID: "x", Run: "OTHER", Kind: events.KindEnd, At: at,
 			Events: []events.Event{events.RunEnded{Cause: events.CauseFailed}}}},
 	}
@@ -150,6 +153,12 @@ func TestRunFoldRejectsInconsistentCommits(t *testing.T) {
 	r := &projection.Run{}
 	if err := r.Apply(1, mk("x", 1, events.KindStep, events.StepFinalized{})); !errors.Is(err, projection.ErrInconsistent) {
 		t.Errorf("an event before RunStarted: %v, want ErrInconsistent", err)
+	}
+	if err := r.Apply(1, mk("x", 0, events.KindCatalog, events.Unknown{Type: "Future", V: 1})); !errors.Is(err, projection.ErrInconsistent) {
+		t.Errorf("a first commit of unknown events only: %v, want ErrInconsistent", err)
+	}
+	if diff := cmp.Diff(&projection.Run{}, r); diff != "" {
+		t.Errorf("commits refused before the start made a run (-none +got):\n%s", diff)
 	}
 }
 
