@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/stepgate/stepgate/projection"
 )
@@ -17,6 +18,10 @@ type Inspector interface {
 }
 
 var _ Inspector = (*Engine)(nil)
+
+// quarantineSync bounds how long Quarantine waits for the projector to
+// catch up before it answers with what it has.
+const quarantineSync = 5 * time.Second
 
 // QuarantineRequest asks for the quarantined messages. It has no fields
 // yet; it is a struct so that filters can be added.
@@ -36,7 +41,9 @@ func (e *Engine) Quarantine(ctx context.Context, _ QuarantineRequest) (*Quaranti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	_ = e.proj.Sync(ctx, e.log) // best effort: a projector behind lists what it has
+	sctx, cancel := context.WithTimeout(ctx, quarantineSync)
+	defer cancel()
+	_ = e.proj.Sync(sctx, e.log) // best effort: a projector behind lists what it has
 	q := e.proj.Quarantine()
 	msgs := q.Recent
 	if msgs == nil {
