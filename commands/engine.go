@@ -140,7 +140,7 @@ func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
 		return fmt.Errorf("refresh run %s: %w", run, err)
 	}
 	for _, s := range tail {
-		if err := e.proj.ApplyOwn(s.Seq, s.Commit); err != nil {
+		if err := e.proj.ApplyFrom(s.Seq, s.Subject, s.Data); err != nil {
 			return fmt.Errorf("refresh run %s: %w", run, err)
 		}
 	}

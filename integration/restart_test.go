@@ -74,7 +74,7 @@ func TestRestartReplaysOnlyTheTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(rebuilt, after); diff != "" {
+	if diff := cmp.Diff(rebuilt.Runs, after); diff != "" {
 		t.Errorf("projection after restart differs from a rebuild (-rebuild +restarted):\n%s", diff)
 	}
 	// The first 10 steps are exactly as before the restart.

@@ -46,6 +46,8 @@ type batch struct {
 	pending  map[string]string // nil: unchanged (with open and outputs)
 	open     map[string]bool
 	outputs  map[string][]byte
+	// quarantine is the quarantine's checkpoint form; nil: unchanged.
+	quarantine []byte
 }
 
 // allBuckets names every bucket of the checkpoint.

@@ -6,6 +6,13 @@ import "errors"
 var (
 	// ErrInconsistent means a commit contradicts the state it is applied to.
 	ErrInconsistent = errors.New("commit inconsistent with the projection")
+	// ErrForeign means a message does not belong to the subject it was
+	// stored on (another run's commit, a run commit on a registry subject).
+	ErrForeign = errors.New("message does not belong to its subject")
+	// ErrQuarantined means a fold skipped a message and recorded why (see
+	// [Quarantine]); the projection is as if the message were not there,
+	// except that its run's last sequence moved past it.
+	ErrQuarantined = errors.New("message quarantined")
 	// ErrClosed means the projector was closed.
 	ErrClosed = errors.New("projector closed")
 )

@@ -27,7 +27,8 @@ type Source interface {
 // with direct gets; a longer gap is streamed with an ordered consumer.
 const directGetMax = 16
 
-// errApply marks an error that stops the projector: a commit it cannot apply.
+// errApply marks an error that stops the projector: a checkpoint it cannot
+// read or write. A message it cannot fold never does: it is quarantined.
 type errApply struct{ err error }
 
 func (e errApply) Error() string { return e.err.Error() }
@@ -35,10 +36,13 @@ func (e errApply) Unwrap() error { return e.err }
 
 var errGapDone = errors.New("gap streamed")
 
-// Follow keeps the projection up to date with the stream until ctx ends or a
-// commit cannot be applied, writing checkpoints in batches and a final one on
-// return. A commit that cannot be applied stops the projector: Follow returns
-// an error naming the last sequence applied, and waiters get it too.
+// Follow keeps the projection up to date with the stream until ctx ends or
+// its checkpoint fails, writing checkpoints in batches and a final one on
+// return. A message that cannot be folded (undecodable, on a subject it does
+// not belong to, impossible for its run) is quarantined and skipped: no
+// message stops the projector. A checkpoint that cannot be read or written
+// does: Follow returns an error naming the last sequence applied, and
+// waiters get it too.
 //
 // How it follows: the commits this host made were folded when they were
 // committed (ApplyOwn), so only the others' commits need reading. Follow
@@ -205,18 +209,19 @@ func (p *Projector) fail(err error) {
 }
 
 // applyStream applies one message read from the stream, in stream order. A
-// run commit that its own host already folded (ApplyOwn) is not decoded.
+// run commit that its own host already folded (ApplyOwn) is not decoded. A
+// message that cannot be folded is quarantined; only a checkpoint that
+// cannot be read or written is an error.
 func (p *Projector) applyStream(seq uint64, subject string, data []byte) error {
 	if p.advanceIfApplied(seq, subject) {
 		return nil
 	}
-	c, err := events.Unmarshal(data)
-	if err != nil {
-		return fmt.Errorf("stream sequence %d: %w", seq, err)
-	}
-	for _, e := range c.Events {
-		if u, ok := e.(events.Unknown); ok {
-			p.log.Warn("skipping an event this build cannot read", "seq", seq, "type", u.Type, "v", u.V)
+	c, reason := admit(subject, data)
+	if reason == nil {
+		for _, e := range c.Events {
+			if u, ok := e.(events.Unknown); ok {
+				p.log.Warn("skipping an event this build cannot read", "seq", seq, "type", u.Type, "v", u.V)
+			}
 		}
 	}
 	p.mu.Lock()
@@ -224,7 +229,7 @@ func (p *Projector) applyStream(seq uint64, subject string, data []byte) error {
 		p.mu.Unlock()
 		return nil // applied already, or not yet in order
 	}
-	if err := p.applyLocked(seq, c); err != nil {
+	if _, err := p.applyLocked(seq, subject, c, reason); err != nil {
 		p.mu.Unlock()
 		return err
 	}

@@ -1,13 +1,10 @@
 package projection
 
 import (
-	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/stepgate/stepgate/events"
-	bolt "go.etcd.io/bbolt"
 )
 
 // indexes are the projections that span runs: which run holds a ticket,
@@ -21,6 +18,8 @@ type indexes struct {
 	grants   Grants
 	outputs  map[string]events.OutputFileStored // output files kept, by path
 	registry Registry                           // the location layer
+	// quarantine is every message the folds skipped (the latest listed).
+	quarantine Quarantine
 }
 
 func newIndexes() indexes {
@@ -34,10 +33,12 @@ type indexDirt struct {
 	grants  map[string]bool // grant ids to write
 	scopes  map[string]bool // registry scopes to write
 	sets    bool            // pending, open and outputs are rewritten whole
+	// quarantine says the quarantine changed (it is rewritten whole).
+	quarantine bool
 }
 
 func (d indexDirt) any() bool {
-	return d.sets || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
+	return d.sets || d.quarantine || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
 }
 
 // add marks what o marks too.
@@ -46,6 +47,7 @@ func (d *indexDirt) add(o indexDirt) {
 	maps.Copy(d.grants, o.grants)
 	maps.Copy(d.scopes, o.scopes)
 	d.sets = d.sets || o.sets
+	d.quarantine = d.quarantine || o.quarantine
 }
 
 func newIndexDirt() indexDirt {
@@ -188,121 +190,4 @@ func (p *Projector) Grant(id string) (Grant, bool) {
 		return Grant{}, false
 	}
 	return *g, true
-}
-
-// takeIndexes encodes what changed in the indexes; called under p.mu.
-func (p *Projector) takeIndexes(b *batch) error {
-	b.tickets = map[string]string{}
-	for id := range p.idxDirty.tickets {
-		b.tickets[id] = p.idx.tickets[id]
-	}
-	b.scopes = map[string][]byte{}
-	for id := range p.idxDirty.scopes {
-		v, err := json.Marshal(p.idx.registry[id])
-		if err != nil {
-			return err
-		}
-		b.scopes[id] = v
-	}
-	b.grants = map[string][]byte{}
-	for id := range p.idxDirty.grants {
-		v, err := json.Marshal(p.idx.grants[id])
-		if err != nil {
-			return err
-		}
-		b.grants[id] = v
-	}
-	if p.idxDirty.sets {
-		b.pending, b.open = maps.Clone(p.idx.pending), maps.Clone(p.idx.open)
-		b.outputs = map[string][]byte{}
-		for path, o := range p.idx.outputs {
-			v, err := json.Marshal(o)
-			if err != nil {
-				return err
-			}
-			b.outputs[path] = v
-		}
-	}
-	b.takenIdx, p.idxDirty = p.idxDirty, newIndexDirt()
-	return nil
-}
-
-// writeIndexes writes the index part of a batch in tx.
-func writeIndexes(tx *bolt.Tx, b *batch) error {
-	if err := writeRegistry(tx, b.scopes); err != nil {
-		return err
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.tickets)) {
-		if err := tx.Bucket(bucketTickets).Put([]byte(id), []byte(b.tickets[id])); err != nil {
-			return err
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.grants)) {
-		if err := tx.Bucket(bucketGrants).Put([]byte(id), b.grants[id]); err != nil {
-			return err
-		}
-	}
-	if b.pending == nil {
-		return nil
-	}
-	for _, name := range [][]byte{bucketPending, bucketOpen, bucketOutputs} {
-		if err := tx.DeleteBucket(name); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(name); err != nil {
-			return err
-		}
-	}
-	for id, run := range b.pending {
-		if err := tx.Bucket(bucketPending).Put([]byte(id), []byte(run)); err != nil {
-			return err
-		}
-	}
-	for run := range b.open {
-		if err := tx.Bucket(bucketOpen).Put([]byte(run), nil); err != nil {
-			return err
-		}
-	}
-	for path, v := range b.outputs {
-		if err := tx.Bucket(bucketOutputs).Put([]byte(path), v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// loadIndexes reads the indexes at Open.
-func loadIndexes(tx *bolt.Tx, idx *indexes) error {
-	load := func(name []byte, fn func(k, v []byte) error) error { return tx.Bucket(name).ForEach(fn) }
-	err := load(bucketTickets, func(k, v []byte) error { idx.tickets[string(k)] = string(v); return nil })
-	if err == nil {
-		err = load(bucketPending, func(k, v []byte) error { idx.pending[string(k)] = string(v); return nil })
-	}
-	if err == nil {
-		err = load(bucketOpen, func(k, _ []byte) error { idx.open[string(k)] = true; return nil })
-	}
-	if err == nil {
-		err = load(bucketGrants, func(k, v []byte) error {
-			g := new(Grant)
-			if err := json.Unmarshal(v, g); err != nil {
-				return fmt.Errorf("checkpoint of grant %s: %w", k, err)
-			}
-			idx.grants[string(k)] = g
-			return nil
-		})
-	}
-	if err == nil {
-		err = loadRegistry(tx, idx.registry)
-	}
-	if err == nil {
-		err = load(bucketOutputs, func(k, v []byte) error {
-			var o events.OutputFileStored
-			if err := json.Unmarshal(v, &o); err != nil {
-				return fmt.Errorf("checkpoint of output file %s: %w", k, err)
-			}
-			idx.outputs[string(k)] = o
-			return nil
-		})
-	}
-	return err
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stepgate/stepgate/events"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -120,43 +119,6 @@ func (p *Projector) advanceLocked(seq uint64, replayed bool) {
 	p.notifyLocked()
 }
 
-// applyLocked folds a commit into its run, or into the indexes for a
-// commit outside runs. Its caller wakes the waiters.
-func (p *Projector) applyLocked(seq uint64, c *events.Commit) error {
-	if c.Run == "" {
-		p.indexOutside(seq, c)
-		return nil
-	}
-	r, err := p.runLocked(c.Run)
-	if err != nil {
-		return err
-	}
-	if r == nil {
-		r = &Run{ID: c.Run}
-	}
-	if seq <= r.LastSeq {
-		return nil // applied already by its own host (read-your-writes)
-	}
-	if err := p.decodeLocked(r, c.Step); err != nil {
-		return err
-	}
-	before := len(r.Steps)
-	if err := r.Apply(seq, c); err != nil {
-		delete(p.runs, c.Run) // partly applied: reload from the checkpoint if asked again
-		return fmt.Errorf("apply stream sequence %d: %w", seq, err)
-	}
-	p.runs[c.Run] = r
-	d := p.dirtyLocked(c.Run)
-	if c.Step > 0 {
-		d[c.Step] = true
-	}
-	for n := before + 1; n <= len(r.Steps); n++ {
-		d[n] = true
-	}
-	p.indexRun(r, c)
-	return nil
-}
-
 // notifyLocked wakes everyone waiting for the projection to change.
 func (p *Projector) notifyLocked() {
 	if p.changed != nil {
@@ -180,25 +142,6 @@ func (p *Projector) Changed() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.watchLocked()
-}
-
-// ApplyOwn folds a run commit that this host just committed at seq, so that
-// the committing handler reads its own write without waiting for the
-// stream. The stream's copy is skipped later because seq ≤ the run's LastSeq.
-// The caller must hold the run's commit order (it committed with the run's
-// last sequence as expectation and the server accepted it).
-func (p *Projector) ApplyOwn(seq uint64, c *events.Commit) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if seq <= p.seq {
-		return nil
-	}
-	if err := p.applyLocked(seq, c); err != nil {
-		return err
-	}
-	p.own[seq] = true
-	p.notifyLocked()
-	return nil
 }
 
 // runLocked returns the run from memory or the checkpoint; nil if unknown.

@@ -161,7 +161,7 @@ func TestProjectorRestartReplaysOnlyTheTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want.Runs, got); diff != "" {
 		t.Errorf("projection after restart differs from a rebuild from sequence 1 (-rebuild +projection):\n%s", diff)
 	}
 }
@@ -194,7 +194,7 @@ func TestProjectorFoldsUnknownEventTypes(t *testing.T) {
 	w := newWriter(t, s.Log)
 	run := w.start()
 	// A newer build wrote an event type this one has never heard of.
-	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Kind: "annotate", At: at,
+	w.commit(&events.Commit{ID: w.ids.New(time.Now()), Run: run, Kind: events.KindCatalog, At: at,
 		Events: []events.Event{events.Unknown{Type: "RunAnnotated", V: 1, Data: []byte(`{"note":"x"}`)}}})
 	w.echo(run)
 	p := following(t, s.Log, w.seq)
@@ -204,28 +204,29 @@ func TestProjectorFoldsUnknownEventTypes(t *testing.T) {
 	}
 }
 
-func TestProjectorStopsOnUndecodableCommit(t *testing.T) {
+// A message that is not a commit is quarantined, not a reason to stop: the
+// projector goes past it and folds what follows.
+func TestProjectorQuarantinesUndecodableCommit(t *testing.T) {
 	s := steptest.Start(t, "")
 	w := newWriter(t, s.Log)
-	w.start()
-	if _, err := s.JS.Publish(context.Background(), "sg.run.garbage", []byte("{not json")); err != nil {
-		t.Fatal(err)
-	}
-	p, err := projection.Open(filepath.Join(t.TempDir(), "p.db"), projection.Options{})
+	run := w.start()
+	ack, err := s.JS.Publish(context.Background(), "sg.run.garbage", []byte("{not json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := p.Follow(ctx, s.Log); !errors.Is(err, events.ErrMalformed) {
-		t.Fatalf("Follow over a garbage message = %v, want ErrMalformed", err)
-	}
+	w.seq = ack.Sequence
+	w.echo(run)
+	p := following(t, s.Log, w.seq)
 	if got := p.Seq(); got != w.seq {
-		t.Errorf("projector stopped at %d, want the last good sequence %d", got, w.seq)
+		t.Errorf("projector at %d, want past the garbage to %d", got, w.seq)
 	}
-	if err := p.WaitFor(ctx, w.seq+1); err == nil || errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("WaitFor past the bad commit = %v, want the projector's failure", err)
+	var steps int
+	if _, err := p.View(run, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 1 {
+		t.Errorf("run after the garbage: %d steps, %v; want 1 step", steps, err)
+	}
+	q := p.Quarantine()
+	if q.Total != 1 || len(q.Recent) != 1 || q.Recent[0].Seq != ack.Sequence || q.Recent[0].Subject != "sg.run.garbage" {
+		t.Errorf("quarantine = %+v, want the one garbage message at %d", q, ack.Sequence)
 	}
 }
 

@@ -102,20 +102,29 @@ func (s *Step) Call(id string) *Call {
 // fold: deterministic, no I/O, its only effect is on r. A commit at or below
 // r.LastSeq was applied already and is skipped, so applying twice is safe.
 // Unknown events are skipped. A commit that contradicts the run's state (a
-// result for a call that was never requested, a step out of order) is an
-// error wrapping [ErrInconsistent]; r may then be partly updated and must be
-// discarded (the projector stops on it).
+// result for a call that was never requested, a step out of order, a second
+// start, a commit of another run) is an error wrapping [ErrInconsistent],
+// and r is left exactly as it was: a commit applies whole or not at all.
 func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if seq != 0 && seq <= r.LastSeq {
 		return nil
 	}
+	if r.ID != "" && c.Run != r.ID {
+		return fmt.Errorf("commit %s of run %q applied to run %s: %w", c.ID, c.Run, r.ID, ErrInconsistent)
+	}
+	u := r.save(c)
 	if r.ID == "" {
 		r.ID = c.Run
 	}
 	for i, e := range c.Events {
 		if err := r.applyEvent(c, e); err != nil {
+			r.restore(u)
 			return fmt.Errorf("run %s commit %s event %d (%s): %w", c.Run, c.ID, i, e.EventType(), err)
 		}
+	}
+	if r.Status == "" { // only events this build cannot read, in a run never started
+		r.restore(u)
+		return fmt.Errorf("run %s commit %s: %w: the run was never started", c.Run, c.ID, ErrInconsistent)
 	}
 	if s := r.Step(c.Step); s != nil && c.Host != "" {
 		s.Host = c.Host
@@ -131,6 +140,15 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 		}
 	}
 	return nil
+}
+
+// Skip moves the run's last sequence past a message of its subject that no
+// fold applied (a quarantined one), so the run's next commit, which expects
+// the subject's last sequence, is not refused for ever. Nothing else changes.
+func (r *Run) Skip(seq uint64) {
+	if seq > r.LastSeq {
+		r.LastSeq = seq
+	}
 }
 
 // PendingTickets counts the run's unresolved tickets.
@@ -177,6 +195,9 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if s.Call(e.CallID) != nil {
 			return fmt.Errorf("%w: call %s requested twice", ErrInconsistent, e.CallID)
 		}
+		if s.Final {
+			return fmt.Errorf("%w: call %s requested in step %d, which is final", ErrInconsistent, e.CallID, c.Step)
+		}
 		s.Calls = append(s.Calls, Call{ID: e.CallID, Tool: e.Tool, Args: e.Args, Identity: e.Identity})
 	case events.PermissionDecided:
 		call, err := r.call(c.Step, e.CallID)
@@ -194,6 +215,9 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		call, err := r.call(c.Step, e.CallID)
 		if err != nil {
 			return err
+		}
+		if call.Result != nil {
+			return fmt.Errorf("%w: call %s has its result already", ErrInconsistent, e.CallID)
 		}
 		call.Result = &e
 	case events.StateCommand:
@@ -213,8 +237,16 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if s == nil {
 			return fmt.Errorf("%w: step %d finalized before it began", ErrInconsistent, c.Step)
 		}
+		for i := range s.Calls {
+			if !s.Calls[i].Terminal() {
+				return fmt.Errorf("%w: step %d finalized with call %s still open", ErrInconsistent, c.Step, s.Calls[i].ID)
+			}
+		}
 		s.Final = true
 	case events.RunEnded:
+		if r.Status == StatusEnded {
+			return fmt.Errorf("%w: run ended twice", ErrInconsistent)
+		}
 		r.Status = StatusEnded
 		r.End = &e
 	case events.TicketIssued:
@@ -240,8 +272,16 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if r.Step(c.Step) == nil {
 			return fmt.Errorf("%w: step %d awaiting before it began", ErrInconsistent, c.Step)
 		}
-	case events.ApprovalSaved, events.GrantRevoked, events.OutputFileStored:
-		// Folded by the projections that span runs (grants, output files).
+	case events.ApprovalSaved:
+		if e.Project != r.Snapshot.Project || e.ID == "" {
+			return fmt.Errorf("%w: approval %q for project %q in a run of project %q", ErrInconsistent, e.ID, e.Project, r.Snapshot.Project)
+		}
+	case events.GrantRevoked:
+		if e.Project != r.Snapshot.Project || e.ID == "" {
+			return fmt.Errorf("%w: revocation %q for project %q in a run of project %q", ErrInconsistent, e.ID, e.Project, r.Snapshot.Project)
+		}
+	case events.OutputFileStored:
+		// Folded by the projection of output files.
 	case events.Unknown:
 		// Written by a newer build: skipped here, reported by the projector.
 	}

@@ -117,6 +117,18 @@ func TestRunFoldRejectsInconsistentCommits(t *testing.T) {
 		{"state set before the call's result", mk("x", 2, events.KindStep,
 			events.ToolCallRequested{CallID: "z", Tool: "echo"}, events.StateCommand{CallID: "z", Key: "todos", Value: json.RawMessage(`[]`)})},
 		{"a second start", mk("x", 0, events.KindStart, events.RunStarted{Agent: "build"})},
+		{"a second result", mk("x", 1, events.KindSettle, events.ToolResultRecorded{CallID: "a"})},
+		{"a step begun then a gap", mk("x", 2, events.KindStep, events.ToolCallRequested{CallID: "z", Tool: "echo"},
+			events.PermissionDecided{CallID: "z", Verdict: "allow"}, events.ToolResultRecorded{CallID: "zz"})},
+		{"a ticket resolved, then one unknown", mk("x", 1, events.KindResolve,
+			events.TicketResolved{Ticket: "nope"})},
+		{"an approval of another project", mk("x", 1, events.KindResolve,
+			events.ApprovalSaved{ID: "g", Project: "elsewhere", Action: "bash", Resource: "*"})},
+		{"a call added to a final step", mk("x", 1, events.KindStep, events.ToolCallRequested{CallID: "late", Tool: "echo"})},
+		{"a step finalized with a call still open", mk("x", 2, events.KindStep, events.ToolCallRequested{CallID: "z", Tool: "echo"},
+			events.StepFinalized{Calls: 1})},
+		{"another run's commit", &events.Commit{ID: "x", Run: "OTHER", Kind: events.KindEnd, At: at,
+			Events: []events.Event{events.RunEnded{Cause: events.CauseFailed}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -125,11 +137,28 @@ func TestRunFoldRejectsInconsistentCommits(t *testing.T) {
 			if !errors.Is(err, projection.ErrInconsistent) {
 				t.Errorf("Apply = %v, want ErrInconsistent", err)
 			}
+			// All or nothing: the run is exactly as before the commit.
+			if diff := cmp.Diff(fold(t, h[:2]), r); diff != "" {
+				t.Errorf("a rejected commit changed the run (-before +after):\n%s", diff)
+			}
 		})
+	}
+	ended := fold(t, h)
+	if err := ended.Apply(100, mk("x", 0, events.KindEnd, events.RunEnded{Cause: events.CauseFailed})); !errors.Is(err, projection.ErrInconsistent) {
+		t.Errorf("a second end: %v, want ErrInconsistent", err)
+	}
+	if ended.End.Cause != events.CauseCompleted {
+		t.Errorf("a second end changed the cause to %s", ended.End.Cause)
 	}
 	r := &projection.Run{}
 	if err := r.Apply(1, mk("x", 1, events.KindStep, events.StepFinalized{})); !errors.Is(err, projection.ErrInconsistent) {
 		t.Errorf("an event before RunStarted: %v, want ErrInconsistent", err)
+	}
+	if err := r.Apply(1, mk("x", 0, events.KindCatalog, events.Unknown{Type: "Future", V: 1})); !errors.Is(err, projection.ErrInconsistent) {
+		t.Errorf("a first commit of unknown events only: %v, want ErrInconsistent", err)
+	}
+	if diff := cmp.Diff(&projection.Run{}, r); diff != "" {
+		t.Errorf("commits refused before the start made a run (-none +got):\n%s", diff)
 	}
 }
 

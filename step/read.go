@@ -16,8 +16,11 @@ type Stored struct {
 	Seq uint64
 	// Subject the commit was stored under.
 	Subject string
-	// Commit is the decoded envelope.
+	// Commit is the decoded envelope; nil when Data is not a commit (see
+	// ReadRun).
 	Commit *events.Commit
+	// Data is the message as stored.
+	Data []byte
 }
 
 // Decode turns a stored message into a [Stored]. Undecodable bytes give an
@@ -27,11 +30,14 @@ func Decode(seq uint64, subject string, data []byte) (Stored, error) {
 	if err != nil {
 		return Stored{}, fmt.Errorf("stream sequence %d: %w", seq, err)
 	}
-	return Stored{Seq: seq, Subject: subject, Commit: c}, nil
+	return Stored{Seq: seq, Subject: subject, Commit: c, Data: data}, nil
 }
 
-// ReadRun returns the commits of one run with a stream sequence greater than
-// after, in order, using direct gets filtered by the run's subject.
+// ReadRun returns the messages of one run's subject with a stream sequence
+// greater than after, in order, using direct gets filtered by the subject.
+// A message that does not decode is returned too, with a nil Commit: the
+// projection quarantines it, and the run's next commit expects its
+// sequence all the same.
 func (l *Log) ReadRun(ctx context.Context, run string, after uint64) ([]Stored, error) {
 	subject := events.RunSubject(run)
 	var out []Stored
@@ -45,7 +51,7 @@ func (l *Log) ReadRun(ctx context.Context, run string, after uint64) ([]Stored, 
 		}
 		s, err := Decode(m.Sequence, m.Subject, m.Data)
 		if err != nil {
-			return nil, err
+			s = Stored{Seq: m.Sequence, Subject: m.Subject, Data: m.Data}
 		}
 		out = append(out, s)
 		seq = m.Sequence + 1

@@ -154,3 +154,8 @@ func (c *client) RegisterTools(ctx context.Context, req commands.RegisterRequest
 func (c *client) CloseScope(ctx context.Context, req commands.CloseScopeRequest) (*commands.CloseScopeRequest, error) {
 	return callAs[commands.CloseScopeRequest](ctx, c, epCloseScope, req)
 }
+
+// Quarantine implements commands.Inspector: the answering host's quarantine.
+func (c *client) Quarantine(ctx context.Context, req commands.QuarantineRequest) (*commands.QuarantineList, error) {
+	return callAs[commands.QuarantineList](ctx, c, epQuarantine, req)
+}

@@ -64,6 +64,7 @@ func verbs() []verb {
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
 		{"config", "config check: validate the configuration and print the effective rules", runConfig},
 		{"verify", "rebuild the projection from the log and compare it with the checkpoint", runVerify},
+		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
 	}

@@ -35,6 +35,7 @@ const (
 	epRecover     = "recover_host"
 	epRegister    = "register_tools"
 	epCloseScope  = "close_scope"
+	epQuarantine  = "quarantine"
 )
 
 // engineAPI is everything a client may ask: commands and confirmations.
@@ -42,6 +43,7 @@ type engineAPI interface {
 	commands.API
 	commands.Confirmations
 	commands.Registrar
+	commands.Inspector
 }
 
 // endpoint adapts one command to a JSON request/response handler.
@@ -78,6 +80,7 @@ func endpoints() map[string]endpoint {
 		epRegister:   handle(engineAPI.RegisterTools),
 		epCloseScope: handle(engineAPI.CloseScope),
 		epRecover:    handle(engineAPI.RecoverHost),
+		epQuarantine: handle(engineAPI.Quarantine),
 		epSweep: handle(func(api engineAPI, ctx context.Context, _ struct{}) (*commands.SweepResult, error) {
 			return api.SweepOutputs(ctx)
 		}),

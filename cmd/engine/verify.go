@@ -11,8 +11,9 @@ import (
 
 // runVerify is `engine verify --data DIR`: rebuild the runs projection from
 // stream sequence 1 and compare it with the one loaded from the checkpoint
-// (and its replayed tail). Any difference is a bug; it is printed and the
-// command fails. It opens the data directory itself, so no engine may be
+// (and its replayed tail), and the messages both quarantined. Quarantined
+// messages are listed first; the rest is compared. Any difference is a bug;
+// it is printed and the command fails. It opens the data directory itself, so no engine may be
 // serving it.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
@@ -34,8 +35,18 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	quarantine := e.host.Proj.Quarantine()
+	printQuarantine(stdout, want.Quarantine)
+	failed := false
+	if diff := cmp.Diff(want.Runs, got); diff != "" {
 		fmt.Fprintf(stdout, "the projection differs from a rebuild at stream sequence %d (-rebuild +checkpoint):\n%s", seq, diff)
+		failed = true
+	}
+	if diff := cmp.Diff(want.Quarantine, quarantine); diff != "" {
+		fmt.Fprintf(stdout, "the quarantine differs from a rebuild's at stream sequence %d (-rebuild +checkpoint):\n%s", seq, diff)
+		failed = true
+	}
+	if failed {
 		return fmt.Errorf("verify: the checkpointed projection is not the log's")
 	}
 	fmt.Fprintf(stdout, "verified %d runs at stream sequence %d: the checkpointed projection equals a rebuild from sequence 1\n", len(got), seq)

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// runQuarantine is `engine quarantine`: the messages of the log that every
+// fold skipped, with their sequence, subject and reason.
+func runQuarantine(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("quarantine", stderr)
+	var cf connFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageError{"engine quarantine: takes no arguments"}
+	}
+	return cf.with(ctx, stderr, func(api engineAPI) error {
+		l, err := api.Quarantine(ctx, commands.QuarantineRequest{})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(l)
+		}
+		printQuarantine(stdout, projection.Quarantine{Total: l.Total, Recent: l.Messages})
+		return nil
+	})
+}
+
+// printQuarantine lists quarantined messages, one a line.
+func printQuarantine(w io.Writer, q projection.Quarantine) {
+	if q.Total == 0 {
+		fmt.Fprintln(w, "no message is quarantined")
+		return
+	}
+	fmt.Fprintf(w, "%d messages quarantined (the latest %d listed):\n", q.Total, len(q.Recent))
+	for _, m := range q.Recent {
+		fmt.Fprintf(w, "  seq %d  %s  %s\n", m.Seq, m.Subject, m.Reason)
+	}
+}
