@@ -30,7 +30,6 @@ var (
 	// ErrPathChanged: a path resolves, when the call runs, to another real
 	// path than when the call was decided (a directory swapped for a symlink
 	// after the approval). Its text is the model's, followed by the path.
-	//lint:ignore ST1005 the text is model-visible and spelled by the spec
 	ErrPathChanged = errors.New("Path changed after permission approval")
 )
 
