@@ -81,7 +81,7 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 		c.Paths = p.book.paths
 	}
 	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, observed: c.Observed}, c
+	p.Prepared, p.c = Prepared{requests: reqs, observed: c.Observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

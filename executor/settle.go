@@ -14,13 +14,13 @@ import (
 type Prepared struct {
 	requests []descriptor.Request
 	observed string
+	paths    []ResolvedPath
 	call     settler
 }
 
 // settler runs one prepared call through the rest of its pipeline.
 type settler interface {
 	settle(ctx context.Context) Result
-	paths() []ResolvedPath
 }
 
 // preparedCall is a Prepared with what its run needs, in one allocation.
@@ -34,8 +34,6 @@ type preparedCall[In, Out any] struct {
 
 func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
 
-func (p *preparedCall[In, Out]) paths() []ResolvedPath { return p.c.Paths }
-
 // Observed returns what the call saw when it was decided (see WithObserve),
 // for the engine to record with the verdict; "" for tools that observe
 // nothing.
@@ -45,7 +43,7 @@ func (p *Prepared) Observed() string { return p.observed }
 // decided (see Call.Resolve), for the engine to record with the verdict and
 // hand back in Call.Paths when the call is prepared again; nil for a call
 // that resolved none. Do not modify the slice.
-func (p *Prepared) Paths() []ResolvedPath { return p.call.paths() }
+func (p *Prepared) Paths() []ResolvedPath { return p.paths }
 
 // Requests returns the permission requests the call raises. The slice may be shared
 // with other calls of the same tool: do not modify it.
