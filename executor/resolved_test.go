@@ -19,7 +19,7 @@ type pathIn struct {
 
 // whereTool resolves its path when its requests are computed and again
 // when it runs, through Call.Resolve, and says where the path led.
-func whereTool(t *testing.T) *executor.Tool {
+func whereTool(t testing.TB) *executor.Tool {
 	t.Helper()
 	tool, err := executor.New("where", "d", func(_ context.Context, c executor.Call, in pathIn) (string, error) {
 		p, err := c.Resolve(in.Path, true)
@@ -139,4 +139,47 @@ func TestPathChangedIsErrPathChanged(t *testing.T) {
 	if _, err := c.Resolve("other/f", false); err != nil {
 		t.Errorf("a path that was not recorded is not checked: %v", err)
 	}
+}
+
+// FuzzCallResolve holds Call.Resolve to the decision for any path: a path
+// resolved while the call is prepared is recorded with the real path
+// Resolve gave, a call handed those paths back resolves it again the same
+// while nothing changed, and one handed another real path for it refuses
+// with ErrPathChanged.
+func FuzzCallResolve(f *testing.F) {
+	for _, s := range []string{"notes.txt", "dir", "out", "chain1", "in", "dir/up/in", "/etc", "new/file", "./dir/../notes.txt", "."} {
+		f.Add(s, true)
+	}
+	loc, _ := workspace(f)
+	tool := whereTool(f)
+	f.Fuzz(func(t *testing.T, path string, _ bool) {
+		args, err := json.Marshal(pathIn{Path: path})
+		if err != nil {
+			return
+		}
+		var in pathIn // the path as the tool reads it (invalid UTF-8 replaced)
+		if err := json.Unmarshal(args, &in); err != nil {
+			t.Fatal(err)
+		}
+		path = in.Path
+		first, err := tool.Prepare(executor.Call{Location: loc}, args)
+		if err != nil {
+			return // refused: nothing to hold
+		}
+		want, err := executor.Resolve(loc, path, true)
+		if err != nil {
+			t.Fatalf("%q prepared but does not resolve: %v", path, err)
+		}
+		if diff := cmp.Diff([]executor.ResolvedPath{{Path: path, Real: want.Real}}, first.Paths()); diff != "" {
+			t.Fatalf("%q recorded (-want +got):\n%s", path, diff)
+		}
+		again := executor.Call{Location: loc, Paths: first.Paths()}
+		if _, err := again.Resolve(path, true); err != nil {
+			t.Fatalf("%q, unchanged, refused: %v", path, err)
+		}
+		moved := executor.Call{Location: loc, Paths: []executor.ResolvedPath{{Path: path, Real: want.Real + "-elsewhere"}}}
+		if _, err := moved.Resolve(path, true); !errors.Is(err, executor.ErrPathChanged) {
+			t.Fatalf("%q, recorded elsewhere: %v, want ErrPathChanged", path, err)
+		}
+	})
 }
