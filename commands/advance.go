@@ -108,9 +108,7 @@ func (e *Engine) rerun(reg map[string]effectiveTool, cfg *runConfig, run string,
 		return p
 	}
 	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location, Answers: answers}
-	if c.Decision != nil {
-		call.Observed = c.Decision.Observed // what the human approved, not what is there now
-	}
+	seenAtDecision(&call, c.Decision) // what the human approved, not what is there now
 	prepared, err := tool.Prepare(call, c.Args)
 	if err != nil {
 		p.setResult(executor.ErrorResult(err.Error()))

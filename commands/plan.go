@@ -171,8 +171,8 @@ func (e *Engine) decide(c *planned, call executor.Call, cfg *runConfig, reg map[
 	}
 	c.tool, c.prepared = tool, prepared
 	// Whatever the verdict, it records what the call saw (edit: the digest the
-	// approver is shown); set last, as block replaces the verdict.
-	defer func() { c.verdict.Observed = prepared.Observed() }()
+	// approver is shown; the real paths); set last, as block replaces the verdict.
+	defer recordSeen(&c.verdict, prepared)
 	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, e.saved(cfg.project))
 	switch v.Kind {
 	case gate.KindAllow:

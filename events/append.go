@@ -179,6 +179,17 @@ func (e PermissionDecided) appendJSON(b []byte) ([]byte, error) {
 	if e.Observed != "" {
 		b = appendString(appendKey(b, "observed", false), e.Observed)
 	}
+	if len(e.Paths) > 0 {
+		b = append(appendKey(b, "paths", false), '[')
+		for i, p := range e.Paths {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(appendKey(append(b, '{'), "path", true), p.Path)
+			b = append(appendString(appendKey(b, "real", false), p.Real), '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
 }
 

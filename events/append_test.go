@@ -43,10 +43,15 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 			parts = append(parts, events.Part{Type: anyString(t, "pt"), Text: anyString(t, "text"), MIME: anyString(t, "mime"),
 				Data: rapid.SliceOf(rapid.Byte()).Draw(t, "data")})
 		}
+		var paths []events.ResolvedPath
+		for range rapid.IntRange(0, 2).Draw(t, "paths") {
+			paths = append(paths, events.ResolvedPath{Path: anyString(t, "path"), Real: anyString(t, "real")})
+		}
 		args, _ := json.Marshal(map[string]string{"text": anyString(t, "arg")})
 		evs := []events.Event{
 			events.ToolCallRequested{CallID: anyString(t, "id"), Tool: anyString(t, "tool"), Args: args, Identity: anyString(t, "ident")},
-			events.PermissionDecided{CallID: anyString(t, "id"), Verdict: "allow", Reason: anyString(t, "reason"), Rule: rule, Requests: reqs},
+			events.PermissionDecided{CallID: anyString(t, "id"), Verdict: "allow", Reason: anyString(t, "reason"), Rule: rule, Requests: reqs,
+				Observed: anyString(t, "observed"), Paths: paths},
 			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
 			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files")},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},

@@ -116,6 +116,19 @@ type PermissionDecided struct {
 	// (edit: the file's digest); the call is refused when it runs if the
 	// world changed meanwhile, however late the approval came.
 	Observed string `json:"observed,omitempty"`
+	// Paths are the real paths the call's paths resolved to when it was
+	// decided; the call is refused when it runs if one of them now resolves
+	// elsewhere ("Path changed after permission approval: <path>"). Absent
+	// in commits written before paths were recorded: such a call is not
+	// checked.
+	Paths []ResolvedPath `json:"paths,omitempty"`
+}
+
+// ResolvedPath is one path of a call as the tool named it, and the real
+// path (symlinks resolved) it led to when the call was decided.
+type ResolvedPath struct {
+	Path string `json:"path"`
+	Real string `json:"real"`
 }
 
 // ToolCallStarted is committed before the effect of a call that is not

@@ -22,4 +22,11 @@ type Call struct {
 	// WithObserve): set by Prepare on a first decision, and handed back by
 	// the engine when an approved or recovered call is prepared again.
 	Observed string `json:"observed,omitempty"`
+	// Paths are the real paths the call's paths resolved to when it was
+	// decided (see Call.Resolve): recorded by Prepare on a first decision,
+	// and handed back by the engine, like Observed, when an approved or
+	// recovered call is prepared again.
+	Paths []ResolvedPath `json:"paths,omitempty"`
+	// book collects Paths while a first Prepare computes the call's requests.
+	book *pathBook
 }

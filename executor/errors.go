@@ -26,6 +26,11 @@ var (
 	ErrNonDirectoryAncestor = errors.New("non_directory_ancestor")
 	// ErrBadPath: an empty path, or one holding NUL or a line break.
 	ErrBadPath = errors.New("bad_path")
+
+	// ErrPathChanged: a path resolves, when the call runs, to another real
+	// path than when the call was decided (a directory swapped for a symlink
+	// after the approval). Its text is the model's, followed by the path.
+	ErrPathChanged = errors.New("Path changed after permission approval")
 )
 
 // InputError reports arguments that cannot become a call: they are not JSON, do not

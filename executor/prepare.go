@@ -61,7 +61,13 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 }
 
 // prepared computes the requests of a decoded call and readies it to run.
+// On a first decision (no Paths handed back) it records the real path of
+// every path the tool resolves meanwhile (see Call.Resolve).
 func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
+	p := &preparedCall[In, Out]{h: h, in: in}
+	first := c.Paths == nil
+	p.book.again = !first
+	c.book = &p.book // in the call's one allocation
 	reqs, err := h.computeRequests(c, in)
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
@@ -71,7 +77,11 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 			return nil, h.inputError(err.Error(), err)
 		}
 	}
-	p := &preparedCall[In, Out]{Prepared: Prepared{requests: reqs, observed: c.Observed}, h: h, c: c, in: in}
+	if first {
+		c.Paths = p.book.paths
+	}
+	c.book = nil
+	p.Prepared, p.c = Prepared{requests: reqs, observed: c.Observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

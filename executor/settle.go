@@ -14,6 +14,7 @@ import (
 type Prepared struct {
 	requests []descriptor.Request
 	observed string
+	paths    []ResolvedPath
 	call     settler
 }
 
@@ -25,9 +26,10 @@ type settler interface {
 // preparedCall is a Prepared with what its run needs, in one allocation.
 type preparedCall[In, Out any] struct {
 	Prepared
-	h  *handler[In, Out]
-	c  Call
-	in In
+	h    *handler[In, Out]
+	c    Call
+	in   In
+	book pathBook // what a first Prepare recorded, until it is in c.Paths
 }
 
 func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
@@ -36,6 +38,12 @@ func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.
 // for the engine to record with the verdict; "" for tools that observe
 // nothing.
 func (p *Prepared) Observed() string { return p.observed }
+
+// Paths returns the real paths the call's paths resolved to when it was
+// decided (see Call.Resolve), for the engine to record with the verdict and
+// hand back in Call.Paths when the call is prepared again; nil for a call
+// that resolved none. Do not modify the slice.
+func (p *Prepared) Paths() []ResolvedPath { return p.paths }
 
 // Requests returns the permission requests the call raises. The slice may be shared
 // with other calls of the same tool: do not modify it.

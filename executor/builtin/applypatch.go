@@ -44,7 +44,7 @@ func ApplyPatch() (*executor.Tool, error) {
 			var reqs []descriptor.Request
 			var files []string
 			for _, op := range ops {
-				p, err := executor.Resolve(c.Location, op.path, false)
+				p, err := c.Resolve(op.path, false)
 				if err != nil {
 					return nil, err
 				}
@@ -65,6 +65,12 @@ func applyPatch(_ context.Context, c executor.Call, in ApplyPatchInput) (string,
 	ops, err := parsePatch(in.PatchText)
 	if err != nil {
 		return "", fmt.Errorf("patch: %w", err)
+	}
+	for _, op := range ops { // before any change: every file is still where it was approved
+		if _, err := c.Resolve(op.path, false); errors.Is(err, executor.ErrPathChanged) {
+			//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
+			return "", fmt.Errorf("%w\nNo file was changed.", err)
+		}
 	}
 	var done []string
 	for i, op := range ops {
@@ -114,7 +120,7 @@ func pastOf(kind string) string {
 // applyOp changes one file, resolving its path again (time has passed
 // since the decision) and going through os.Root inside the location.
 func applyOp(c executor.Call, op patchOp) error {
-	p, err := executor.Resolve(c.Location, op.path, false)
+	p, err := c.Resolve(op.path, false)
 	if err != nil {
 		return err
 	}

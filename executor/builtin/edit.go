@@ -62,7 +62,7 @@ func Edit() (*executor.Tool, error) {
 
 // readForEdit reads the file at path, and its digest.
 func readForEdit(c executor.Call, path string) (p executor.Path, content, digest string, err error) {
-	if p, err = executor.Resolve(c.Location, path, false); err != nil {
+	if p, err = c.Resolve(path, false); err != nil {
 		return p, "", "", err
 	}
 	if content, err = readResolved(p); err != nil {

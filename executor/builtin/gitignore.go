@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -24,9 +23,10 @@ type ignoreRule struct {
 // ignorer is the .gitignore files found while walking, deepest last.
 type ignorer struct{ rules []ignoreRule }
 
-// load reads dir/.gitignore (dir relative to root, slash-separated).
-func (g *ignorer) load(root, dir string) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"))
+// load reads dir/.gitignore (dir relative to root, slash-separated), inside
+// root: a .gitignore that is a symlink out of root is not read.
+func (g *ignorer) load(root *os.Root, dir string) {
+	f, err := openRegular(root, path.Join(dir, ".gitignore"))
 	if err != nil {
 		return
 	}

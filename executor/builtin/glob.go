@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +46,7 @@ func resolveDir(c executor.Call, path string) (executor.Path, error) {
 	if path == "" {
 		path = "."
 	}
-	return executor.Resolve(c.Location, path, true)
+	return c.Resolve(path, true)
 }
 
 // shownPath is how a file found under dir, at rel below it, is shown to
@@ -81,15 +80,15 @@ func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error)
 		mod  time.Time
 	}
 	var hits []hit
-	err = doublestar.GlobWalk(os.DirFS(dir.Real), in.Pattern, func(p string, d fs.DirEntry) error {
-		if d.IsDir() {
-			return nil
+	root, start, err := searchRoot(dir)
+	if err != nil || start != "." {
+		return "No files found", nil // gone, or a file: nothing under it
+	}
+	defer root.Close()
+	err = doublestar.GlobWalk(newTreeFS(root), in.Pattern, func(p string, d fs.DirEntry) error {
+		if fi, ok := fileIn(root, p, d); ok {
+			hits = append(hits, hit{path: p, mod: fi.ModTime()})
 		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone since it was listed
-		}
-		hits = append(hits, hit{path: p, mod: info.ModTime()})
 		return nil
 	}, doublestar.WithNoFollow())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -58,31 +57,37 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 	if err != nil {
 		return "", err
 	}
-	base := dir.Real
 	limit := in.Limit
 	if limit <= 0 {
 		limit = GrepDefaultLimit
 	}
+	root, start, err := searchRoot(dir)
+	if err != nil {
+		return "No matches found", nil // gone or unreadable, as an unreadable file is skipped
+	}
+	defer root.Close()
 	var ign ignorer
 	var out []string
 	more := 0
-	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: skip
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		rel, _ := filepath.Rel(base, p)
-		rel = filepath.ToSlash(rel)
+		rel := p
+		if start != "." {
+			rel = "." // the search of one file
+		}
 		if d.IsDir() {
 			if rel != "." && (d.Name() == ".git" || ign.ignored(rel, true)) {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			if rel == "." {
 				rel = ""
 			}
-			ign.load(base, rel)
+			ign.load(root, rel)
 			return nil
 		}
 		if !d.Type().IsRegular() || ign.ignored(rel, false) {
@@ -93,7 +98,7 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 				return nil
 			}
 		}
-		return grepFile(p, shownPath(dir, rel), re, limit, &out, &more)
+		return grepFile(root, p, shownPath(dir, rel), re, limit, &out, &more)
 	})
 	if err != nil {
 		return "", err
@@ -107,8 +112,10 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 	return strings.Join(out, "\n"), nil
 }
 
-func grepFile(path, shown string, re *regexp.Regexp, limit int, out *[]string, more *int) error {
-	f, err := os.Open(path)
+// grepFile appends the lines of root's file name that match re to out, as
+// shown:line: text; past limit it counts them in more.
+func grepFile(root *os.Root, name, shown string, re *regexp.Regexp, limit int, out *[]string, more *int) error {
+	f, err := openRegular(root, name)
 	if err != nil {
 		return nil
 	}

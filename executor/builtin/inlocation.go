@@ -6,10 +6,10 @@ import (
 	"github.com/stepgate/stepgate/executor"
 )
 
-// resolveInLocation resolves p for a tool that stays inside the location:
-// an external path is ErrExternalPath.
-func resolveInLocation(location, p string) (executor.Path, error) {
-	r, err := executor.Resolve(location, p, false)
+// resolveInLocation resolves p for a call of a tool that stays inside the
+// location (through Call.Resolve): an external path is ErrExternalPath.
+func resolveInLocation(c executor.Call, p string) (executor.Path, error) {
+	r, err := c.Resolve(p, false)
 	if err != nil {
 		return executor.Path{}, err
 	}

@@ -51,7 +51,7 @@ func Read() (*executor.Tool, error) {
 }
 
 func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) {
-	p, err := executor.Resolve(c.Location, in.Path, true) // again at run time
+	p, err := c.Resolve(in.Path, true) // again at run time
 	if err != nil {
 		return "", err
 	}

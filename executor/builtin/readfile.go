@@ -32,7 +32,7 @@ func ReadFile() (*executor.Tool, error) {
 		executor.WithEffect(descriptor.ReadOnly),
 		executor.WithAction("read"),
 		executor.WithRequests(func(c executor.Call, in ReadFileInput) ([]descriptor.Request, error) {
-			p, err := resolveInLocation(c.Location, in.Path)
+			p, err := resolveInLocation(c, in.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -43,7 +43,7 @@ func ReadFile() (*executor.Tool, error) {
 
 func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, error) {
 	// Resolve again: time (and a human's approval) may have passed since Prepare.
-	p, err := resolveInLocation(c.Location, in.Path)
+	p, err := resolveInLocation(c, in.Path)
 	if err != nil {
 		return "", err
 	}

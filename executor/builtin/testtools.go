@@ -52,7 +52,7 @@ func TestTools() ([]*executor.Tool, error) {
 }
 
 func testPath(c executor.Call, in TestToolInput) (string, error) {
-	p, err := resolveInLocation(c.Location, in.Path)
+	p, err := resolveInLocation(c, in.Path)
 	if err != nil {
 		return "", err
 	}

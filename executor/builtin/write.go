@@ -39,7 +39,7 @@ func editRequests(c executor.Call, path string) ([]descriptor.Request, error) {
 // pathRequests are what a call on one path asks: action on the path (saved
 // as "*"), after external_directory for a path outside the location.
 func pathRequests(c executor.Call, path, action string, wantDir bool) ([]descriptor.Request, error) {
-	p, err := executor.Resolve(c.Location, path, wantDir)
+	p, err := c.Resolve(path, wantDir)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func pathRequests(c executor.Call, path, action string, wantDir bool) ([]descrip
 }
 
 func writeFile(_ context.Context, c executor.Call, in WriteInput) (string, error) {
-	p, err := executor.Resolve(c.Location, in.Path, false) // again: time has passed since the decision
+	p, err := c.Resolve(in.Path, false) // again: time has passed since the decision
 	if err != nil {
 		return "", err
 	}
