@@ -71,6 +71,7 @@ type Engine struct {
 	installVer atomic.Uint64         // bumped at every Install
 	grantRules sync.Map              // project → *grantsCache
 	regCache   atomic.Pointer[registryCache]
+	waits      *stepWaits // AwaitStep's waiters, answered by one watcher
 }
 
 // New returns an engine. The projector must be following the same log (see
@@ -107,7 +108,7 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store}, nil
+	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, waits: newStepWaits()}, nil
 }
 
 // lockRun serialises this host's commits to one run.
