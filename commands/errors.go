@@ -103,6 +103,12 @@ func Code(err error) string {
 	if errors.Is(err, step.ErrConflict) {
 		return CodeConflict
 	}
+	if errors.Is(err, step.ErrTooLarge) {
+		// What a request carried (arguments, rules, answers, descriptors)
+		// is more than one commit holds; results are shortened to fit
+		// (see fit), so a commit too large is always the request's.
+		return CodeInvalidInput
+	}
 	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
 		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout} {
 		if errors.Is(err, sentinel(code)) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -119,5 +120,21 @@ func TestStepTooLargeToDecideIsRefusedUpFront(t *testing.T) {
 	}
 	if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: many(200, 1)}); err != nil {
 		t.Errorf("a step of exactly the bound: %v", err)
+	}
+}
+
+// A request whose commit cannot fit one message, whatever the command, is
+// invalid input, not an internal error: here a run's rules.
+func TestACommitTooLargeIsInvalidInput(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHost(t, s, registry(t, &cnt), "h1")
+	rules := make([]gate.Rule, 90)
+	for i := range rules {
+		rules[i] = gate.Rule{Action: "bash", Resource: strings.Repeat("x", 100_000), Effect: gate.Deny}
+	}
+	_, err := h.StartRun(ctxT(t), commands.StartRunRequest{Location: t.TempDir(), Rules: rules})
+	if got := commands.Code(err); got != commands.CodeInvalidInput {
+		t.Fatalf("a run with 9 MB of rules: %v (code %q), want invalid_input", err, got)
 	}
 }
