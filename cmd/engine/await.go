@@ -26,6 +26,10 @@ func startAwait(ctx context.Context, req micro.Request, w commands.StepWatcher, 
 	wg.Add(1)
 	w.WatchStep(ctx, areq, func(out *commands.StepOutcome, err error) {
 		defer wg.Done()
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // not worth a log line per waiter
+			_ = req.Error(commands.CodeInternal, "engine is stopping: await the step again", nil)
+			return
+		}
 		answer(req, out, err, log)
 	})
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -78,8 +78,9 @@ func askStep(t *testing.T, ctx context.Context, c *client) (run, ticket string) 
 }
 
 // 10,000 clients awaiting one step hold none of the service's handler
-// slots: the reply that finishes the step is answered, and every waiter
-// gets the final step.
+// slots: another endpoint and the reply that finishes the step are
+// answered while they wait, and every waiter gets the final step. (The
+// waiters are requests on one reply subscription, not a goroutine each.)
 func TestAwaitFloodLeavesTheServiceAnswering(t *testing.T) {
 	s := serveT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -87,55 +88,69 @@ func TestAwaitFloodLeavesTheServiceAnswering(t *testing.T) {
 	run, ticket := askStep(t, ctx, s.client)
 
 	const waiters = 10000
-	var (
-		wg      sync.WaitGroup
-		final   atomic.Int64
-		started atomic.Int64
-		errs    = make(chan error, waiters)
-	)
-	for range waiters {
-		wg.Go(func() {
-			started.Add(1)
-			out, err := s.client.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: 1, Timeout: "80s"})
-			switch {
-			case err != nil:
-				errs <- err
-			case !out.Final || len(out.Results) != 1 || out.Results[0].Content == "":
-				errs <- errors.New("an awaited outcome that is not the final step")
-			default:
-				final.Add(1)
-			}
-		})
+	replies := make(chan *nats.Msg, waiters)
+	inbox := nats.NewInbox()
+	sub, err := s.nc.ChanSubscribe(inbox+".*", replies)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Let the waiters reach the service: a ticket listing (another endpoint)
-	// still answers, within a deadline, while they wait.
-	for started.Load() < waiters {
-		time.Sleep(10 * time.Millisecond)
+	defer sub.Unsubscribe()
+	body, _ := json.Marshal(commands.AwaitRequest{Run: run, Step: 1, Timeout: "80s"})
+	for i := range waiters {
+		if err := s.nc.PublishRequest(subjectPrefix+"."+epAwait, fmt.Sprint(inbox, ".", i), body); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(time.Second)
+	if err := s.nc.FlushWithContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The service has taken every await_step once a request sent after
+	// them is answered: await_step of a step that does not exist is
+	// answered at once, on the same endpoint, behind the 10,000.
+	probe, _ := json.Marshal(commands.AwaitRequest{Run: run, Step: 2})
+	pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
+	msg, err := s.nc.RequestWithContext(pctx, subjectPrefix+"."+epAwait, probe)
+	pcancel()
+	if err != nil || msg.Header.Get(micro.ErrorCodeHeader) != commands.CodeStepOrder {
+		t.Fatalf("await of a step that does not exist, behind %d waiters: %v %v", waiters, err, msg)
+	}
+	if len(replies) > 0 {
+		t.Fatalf("a waiter was answered before the step was final: %q", (<-replies).Data)
+	}
 	lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
 	if _, err := s.client.Tickets(lctx, commands.TicketsRequest{Run: run}); err != nil {
 		t.Fatalf("tickets while %d clients await: %v", waiters, err)
 	}
+	lcancel()
 	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
 	res, err := s.client.Reply(rctx, commands.ReplyRequest{Ticket: ticket, Reply: events.ReplyOnce, Principal: "ops"})
 	rcancel()
-	lcancel()
 	if err != nil {
 		t.Fatalf("reply while %d clients await: %v", waiters, err)
 	}
 	if res.Outcome == nil || !res.Outcome.Final {
 		t.Fatalf("reply = %+v, want the final step", res)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("a waiter: %v (%d of %d got the final step)", err, final.Load(), waiters)
+	seen := map[string]bool{}
+	for len(seen) < waiters {
+		select {
+		case m := <-replies:
+			var out commands.StepOutcome
+			if code := m.Header.Get(micro.ErrorCodeHeader); code != "" {
+				t.Fatalf("waiter %s: %s: %s", m.Subject, code, m.Header.Get(micro.ErrorHeader))
+			}
+			if err := json.Unmarshal(m.Data, &out); err != nil || !out.Final || len(out.Results) != 1 || out.Results[0].Content == "" {
+				t.Fatalf("waiter %s got %q (%v), want the final step", m.Subject, m.Data, err)
+			}
+			if seen[m.Subject] {
+				t.Fatalf("waiter %s answered twice", m.Subject)
+			}
+			seen[m.Subject] = true
+		case <-ctx.Done():
+			t.Fatalf("%d of %d waiters got the final step", len(seen), waiters)
+		}
 	}
-	if got := final.Load(); got != waiters {
-		t.Fatalf("%d of %d waiters got the final step", got, waiters)
-	}
-	t.Logf("%d waiters got the final step", final.Load())
+	t.Logf("%d waiters got the final step", len(seen))
 }
 
 // A wait has the deadline the client chose; past it the answer is
