@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ type served struct {
 	e      *embedded
 	client *client
 	nc     *nats.Conn
+	stop   func() error // cancels the service's ctx and waits for it
 }
 
 func serveT(t *testing.T) *served {
@@ -45,15 +48,20 @@ func serveT(t *testing.T) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var once sync.Once
+	var stopErr error
+	stopAll := func() error {
+		once.Do(func() { svcCancel(); stopErr = stop() })
+		return stopErr
+	}
 	t.Cleanup(func() {
 		nc.Close()
-		svcCancel()
-		if err := stop(); err != nil {
+		if err := stopAll(); err != nil {
 			t.Error(err)
 		}
 		_ = e.close()
 	})
-	return &served{e: e, client: &client{nc: nc}, nc: nc}
+	return &served{e: e, client: &client{nc: nc}, nc: nc, stop: stopAll}
 }
 
 // askStep starts a run whose one bash call waits for a human and returns
@@ -175,5 +183,52 @@ func TestAwaitTimesOutWithAStableCode(t *testing.T) {
 	tickets, err := s.client.Tickets(ctx, commands.TicketsRequest{Run: run})
 	if err != nil || len(tickets) != 1 {
 		t.Fatalf("tickets after the timeouts: %v, %v; want the one ticket still pending", tickets, err)
+	}
+}
+
+// A service that stops answers the clients still waiting (they may ask
+// again elsewhere) and stops: waiters never keep it from stopping.
+func TestStoppingServiceAnswersItsWaiters(t *testing.T) {
+	s := serveT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, _ := askStep(t, ctx, s.client)
+	const waiters = 100
+	replies := make(chan *nats.Msg, waiters)
+	inbox := nats.NewInbox()
+	sub, err := s.nc.ChanSubscribe(inbox+".*", replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	body, _ := json.Marshal(commands.AwaitRequest{Run: run, Step: 1})
+	for i := range waiters {
+		if err := s.nc.PublishRequest(subjectPrefix+"."+epAwait, fmt.Sprint(inbox, ".", i), body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The service took them once a later request on the endpoint is answered.
+	if _, err := s.client.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: 2}); commands.Code(err) != commands.CodeStepOrder {
+		t.Fatalf("await of a step that does not exist: %v", err)
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop() }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the service did not stop while clients waited")
+	}
+	for range waiters {
+		select {
+		case m := <-replies:
+			if got := m.Header.Get(micro.ErrorHeader); !strings.Contains(got, "engine is stopping") {
+				t.Fatalf("a waiter of a stopped service got %q %q, want engine is stopping", got, m.Data)
+			}
+		case <-ctx.Done():
+			t.Fatal("a waiter of a stopped service was not answered")
+		}
 	}
 }
