@@ -133,14 +133,6 @@ func eventSize(ev events.Event) int {
 	return len(b) + len(ev.EventType()) + 32
 }
 
-func resultSize(r events.ToolResultRecorded) int {
-	n := len(r.Structured)
-	for _, p := range r.Parts {
-		n += len(p.Text) + len(p.Data)*4/3
-	}
-	return n
-}
-
 func fromEventResult(r events.ToolResultRecorded) executor.Result {
 	parts := make([]executor.Part, len(r.Parts))
 	for i, p := range r.Parts {
