@@ -123,6 +123,10 @@ func (e *Engine) stepState(k awaitKey) (out *StepOutcome, err error, over bool) 
 // when a waiter registers) it looks once at each awaited step, whatever its
 // number of waiters, and answers the waiters of those that are over. It
 // returns when no step is awaited.
+//
+// A look at many steps costs: the watcher rests as long as its last look
+// took before it looks again (at most half its time goes to looking, however
+// busy the projection), so a host with many awaited steps still commits.
 func (e *Engine) watch() {
 	tick := time.NewTicker(awaitSyncEvery)
 	defer tick.Stop()
@@ -132,12 +136,16 @@ func (e *Engine) watch() {
 		if !ok {
 			return
 		}
+		start := time.Now()
 		for _, k := range keys {
 			if out, err, over := e.stepState(k); over {
 				for _, w := range e.waits.take(k) {
 					w.finish(out, err)
 				}
 			}
+		}
+		if took := time.Since(start); took > time.Millisecond {
+			time.Sleep(min(took, awaitSyncEvery))
 		}
 		select {
 		case <-changed:
