@@ -18,14 +18,10 @@ import (
 // far. The refusal is invalid_input; nothing was committed or run.
 func (e *Engine) checkBudget(p *plan) error {
 	budget := e.commitBudget()
-	settle, decide := boundOf(nil)+bound(events.StepFinalized{}), boundOf(nil)
+	settle, decide := boundOf(nil)+wrap, boundOf(nil)
 	for _, c := range p.calls {
 		settle += e.floor + 6*len(c.req.ID)
-		decide += bound(events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Args: c.req.Args, Identity: c.identity}) +
-			bound(c.verdict) + bound(events.ToolCallStarted{CallID: c.req.ID})
-		if c.ticket != nil {
-			decide += bound(*c.ticket)
-		}
+		decide += boundDecide(c)
 	}
 	if settle > budget {
 		return fmt.Errorf("step %d: %d calls' results cannot fit one commit of %d bytes even as file references: %w",

@@ -221,12 +221,13 @@ func (p *plan) oneCommit() bool {
 // plan's results (see fit): only when a bound on the step's events, decide
 // and settle together, exceeds the commit budget.
 func (p *plan) mayBeFitted(budget int) bool {
-	n := boundOf(nil) + bound(events.StepFinalized{})
+	n := boundOf(nil) + wrap
 	for _, c := range p.calls {
-		n += bound(events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Args: c.req.Args, Identity: c.identity}) +
-			bound(c.verdict) + bound(events.ToolCallStarted{CallID: c.req.ID}) + bound(c.result)
-		for _, ev := range c.sideEvents() {
-			n += bound(ev)
+		n += boundDecide(c) + boundResult(&c.result)
+		if c.spilled != nil || len(c.state) > 0 {
+			for _, ev := range c.sideEvents() {
+				n += bound(ev)
+			}
 		}
 		if n > budget {
 			return true

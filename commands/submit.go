@@ -110,15 +110,23 @@ func checkSubmit(req SubmitStepRequest, maxCalls, budget int) error {
 	if args > budget {
 		return fmt.Errorf("step %d: %d bytes of arguments, more than the %d bytes a commit holds: %w", req.Step, args, budget, ErrInvalidRequest)
 	}
-	seen := make(map[string]bool, len(req.Calls))
-	for _, c := range req.Calls {
+	var seen map[string]bool // past a few calls; fewer are compared pairwise
+	if len(req.Calls) > 16 {
+		seen = make(map[string]bool, len(req.Calls))
+	}
+	for i, c := range req.Calls {
 		if c.ID == "" {
 			return fmt.Errorf("step %d: a call without id: %w", req.Step, ErrInvalidRequest)
 		}
-		if seen[c.ID] {
+		twice := seen[c.ID]
+		if seen == nil {
+			twice = slices.ContainsFunc(req.Calls[:i], func(o CallRequest) bool { return o.ID == c.ID })
+		} else {
+			seen[c.ID] = true
+		}
+		if twice {
 			return fmt.Errorf("step %d: call id %q twice: %w", req.Step, c.ID, ErrInvalidRequest)
 		}
-		seen[c.ID] = true
 	}
 	return nil
 }
