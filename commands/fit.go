@@ -2,6 +2,7 @@ package commands
 
 import (
 	"cmp"
+	"os"
 	"slices"
 
 	"github.com/stepgate/stepgate/events"
@@ -31,7 +32,8 @@ func (e *Engine) commitBudget() int { return e.log.MaxMsgSize() - envelopeRoom }
 // exceed the log's limit, its results are shortened at the output store
 // (spilled whole to files of their own, recorded with OutputFileStored,
 // and replaced by previews naming them) — the largest first, then all of
-// them to ever shorter previews (see shortening). A settle commit
+// them to ever shorter previews (see shortening), at last their media
+// parts to files too. A settle commit
 // therefore always fits: what no bound can shorten is the model's
 // arguments, and the decide step refuses a step whose arguments cannot fit
 // before any effect (see checkBudget). It reports whether it changed c;
@@ -52,6 +54,9 @@ func (e *Engine) fit(c *events.Commit) bool {
 			break
 		}
 		f.shorten(lim, budget)
+	}
+	if f.total > budget {
+		f.spillMedia(budget) // what text cannot free: media parts to files
 	}
 	return f.owned
 }
@@ -84,23 +89,65 @@ func (f *fitter) shorten(lim executor.Limits, budget int) {
 		if !changed {
 			continue
 		}
-		if !f.owned {
-			f.c.Events, f.owned = slices.Clone(f.c.Events), true
-		}
-		f.c.Events[r.i] = nr
-		f.total += eventSize(nr) - r.n
 		if sp != nil {
-			ev := spilledEvent(sp)
-			f.c.Events = append(f.c.Events, ev)
-			f.total += eventSize(ev) + 1
+			f.replace(r.i, nr, r.n, sp)
+		} else {
+			f.replace(r.i, nr, r.n)
 		}
+	}
+}
+
+// spillMedia moves the media parts of the largest results with any to
+// files, until the commit is within budget.
+func (f *fitter) spillMedia(budget int) {
+	type sized struct{ i, n int }
+	var rs []sized
+	for i, ev := range f.c.Events {
+		if r, ok := ev.(events.ToolResultRecorded); ok && slices.ContainsFunc(r.Parts, func(p events.Part) bool { return p.Type != executor.PartText }) {
+			rs = append(rs, sized{i, eventSize(r)})
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b sized) int { return cmp.Compare(b.n, a.n) })
+	for _, r := range rs {
+		if f.total <= budget {
+			return
+		}
+		old := f.c.Events[r.i].(events.ToolResultRecorded)
+		res, sps := f.e.store.SpillMedia(fromEventResult(old))
+		nr := toEventResult(old.CallID, res)
+		nr.Files = slices.Clip(old.Files)
+		for _, sp := range sps {
+			nr.Files = append(nr.Files, sp.Path)
+		}
+		f.replace(r.i, nr, r.n, sps...)
+	}
+}
+
+// replace puts nr in place of the result at i (of size n) and appends the
+// files it spilled to.
+func (f *fitter) replace(i int, nr events.ToolResultRecorded, n int, sps ...*executor.Spilled) {
+	if !f.owned {
+		f.c.Events, f.owned = slices.Clone(f.c.Events), true
+	}
+	f.c.Events[i] = nr
+	f.total += eventSize(nr) - n
+	for _, sp := range sps {
+		ev := spilledEvent(sp)
+		f.c.Events = append(f.c.Events, ev)
+		f.total += eventSize(ev) + 1
 	}
 }
 
 // shortenResult bounds r to lim at the output store: a result whose whole
 // output is in a file already gets a shorter preview naming it; any other
-// is spilled to a file of its own (sp).
+// is spilled to a file of its own (sp). A result the bound would not make
+// smaller (a short text, which the marker and the file's record outweigh)
+// is left as it is.
 func (e *Engine) shortenResult(r events.ToolResultRecorded, lim executor.Limits) (nr events.ToolResultRecorded, sp *executor.Spilled, changed bool) {
+	before := eventSize(r)
+	if len(r.Files) == 0 && before <= e.floor {
+		return r, nil, false // no smaller than a file reference
+	}
 	res := fromEventResult(r)
 	var bounded executor.Result
 	if len(r.Files) > 0 {
@@ -113,8 +160,17 @@ func (e *Engine) shortenResult(r events.ToolResultRecorded, lim executor.Limits)
 	if sp != nil {
 		nr.Files = append(slices.Clip(r.Files), sp.Path)
 	}
-	changed = sp != nil || eventSize(nr) != eventSize(r)
-	return nr, sp, changed
+	after := eventSize(nr)
+	if sp != nil {
+		after += eventSize(spilledEvent(sp))
+	}
+	if after >= before {
+		if sp != nil {
+			_ = os.Remove(sp.Path) // recorded nowhere: not worth keeping
+		}
+		return r, nil, false
+	}
+	return nr, sp, true
 }
 
 // encodedSize is the exact size of c encoded.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,6 +211,36 @@ func (s *OutputStore) Rebound(r Result, path string, lim Limits) Result {
 		}
 	}
 	return out
+}
+
+// SpillMedia writes each media part of r to a file of its own and puts in
+// its place a text part naming the file (see MediaMarker), for a result
+// that must shrink further than its text can. Text parts are unchanged. A
+// part whose file cannot be written is replaced by "Failed to write tool
+// output: …" and the result becomes an error.
+func (s *OutputStore) SpillMedia(r Result) (Result, []*Spilled) {
+	out := Result{IsError: r.IsError, Structured: r.Structured, Parts: make([]Part, 0, len(r.Parts))}
+	var sps []*Spilled
+	for _, p := range r.Parts {
+		if p.Type == PartText {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		sp, err := s.spill(string(p.Data))
+		if err != nil {
+			out.IsError = true
+			out.Parts = append(out.Parts, Part{Type: PartText, Text: WriteFailed(err)})
+			continue
+		}
+		sps = append(sps, sp)
+		out.Parts = append(out.Parts, Part{Type: PartText, Text: MediaMarker(p.MIME, len(p.Data), sp.Path)})
+	}
+	return out, sps
+}
+
+// MediaMarker is the text that stands for a media part spilled to path.
+func MediaMarker(mime string, n int, path string) string {
+	return fmt.Sprintf("[media %s, %d bytes, saved to %s]", mime, n, path)
 }
 
 // splitLines is the lines of s; none for "".
