@@ -33,12 +33,14 @@ func (e *Engine) commitBudget() int { return e.log.MaxMsgSize() - envelopeRoom }
 // (spilled whole to files of their own, recorded with OutputFileStored,
 // and replaced by previews naming them) — the largest first, then all of
 // them to ever shorter previews (see shortening), at last their media
-// parts to files too. A settle commit
-// therefore always fits: what no bound can shorten is the model's
-// arguments, and the decide step refuses a step whose arguments cannot fit
-// before any effect (see checkBudget). It reports whether it changed c;
-// the events it replaces are cloned first (they may be the caller's, kept
-// for a retry). This is the one place a commit's results are re-bounded.
+// parts to files too. A settle commit therefore always fits: what no bound
+// can shorten is the model's arguments, and a step whose arguments cannot
+// fit is refused before any effect (see checkBudget). It reports whether
+// it changed c; the events it replaces are cloned first (they may be the
+// caller's, kept for a retry). fit decides how far results are shortened,
+// the output store alone cuts them: this is the one place a commit's
+// results are re-bounded, as Bound at execution is the one place output
+// is first cut.
 func (e *Engine) fit(c *events.Commit) bool {
 	budget := e.commitBudget()
 	if boundOf(c.Events) <= budget {
