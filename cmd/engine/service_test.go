@@ -232,3 +232,20 @@ func TestStoppingServiceAnswersItsWaiters(t *testing.T) {
 		}
 	}
 }
+
+// engine run --wait rides out the await's deadline: it asks again until
+// the step is final.
+func TestAwaitFinalAsksAgainPastTheTimeout(t *testing.T) {
+	s := serveT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, ticket := askStep(t, ctx, s.client)
+	go func() {
+		time.Sleep(300 * time.Millisecond) // several 50ms deadlines
+		_, _ = s.client.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: events.ReplyOnce, Principal: "ops"})
+	}()
+	out, err := awaitFinal(ctx, s.client, commands.AwaitRequest{Run: run, Step: 1, Timeout: "50ms"})
+	if err != nil || !out.Final {
+		t.Fatalf("awaitFinal = %+v, %v; want the final step", out, err)
+	}
+}
