@@ -54,7 +54,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if err != nil {
 		return err
 	}
-	runAll(ctx, w.exec, e.store, w.limits)
+	e.runAll(ctx, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,13 @@ type Config struct {
 	IDs *events.IDSource
 	// Logger receives best-effort warnings; default slog.Default().
 	Logger *slog.Logger
+	// MaxCalls bounds the calls of one step; a step with more is
+	// invalid_input. Default DefaultMaxCalls (128).
+	MaxCalls int
+	// MaxExecutions bounds the tool calls this host runs at once, over all
+	// runs; the others queue (honouring their ctx). Default
+	// DefaultMaxExecutions(): 4×GOMAXPROCS, at least 64.
+	MaxExecutions int
 	// Policy resolves what the configuration says for agent in location as
 	// it is now: pinned at a run's start, and consulted again when an
 	// approved call resumes (a deny in either blocks it). Default: the
@@ -74,7 +82,17 @@ type Engine struct {
 	installVer atomic.Uint64         // bumped at every Install
 	grantRules sync.Map              // project → *grantsCache
 	regCache   atomic.Pointer[registryCache]
+	waits      *stepWaits    // AwaitStep's waiters, answered by one watcher
+	execs      chan struct{} // the host's execution slots
+	floor      int           // resultFloor of the output store
 }
+
+// DefaultMaxCalls is the default bound on the calls of one step.
+const DefaultMaxCalls = 128
+
+// DefaultMaxExecutions is the default bound on the tool calls a host runs
+// at once: 4×GOMAXPROCS, at least 64.
+func DefaultMaxExecutions() int { return max(64, 4*runtime.GOMAXPROCS(0)) }
 
 // New returns an engine. The projector must be following the same log (see
 // projection.Projector.Follow) for other hosts' commits to become visible.
@@ -94,6 +112,15 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.Limits.MaxBytes == 0 {
 		cfg.Limits.MaxBytes = 51200
 	}
+	if cfg.MaxCalls < 0 || cfg.MaxExecutions < 0 {
+		return nil, fmt.Errorf("commands: max calls %d, max executions %d: must not be negative: %w", cfg.MaxCalls, cfg.MaxExecutions, ErrInvalidRequest)
+	}
+	if cfg.MaxCalls == 0 {
+		cfg.MaxCalls = DefaultMaxCalls
+	}
+	if cfg.MaxExecutions == 0 {
+		cfg.MaxExecutions = DefaultMaxExecutions()
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -110,7 +137,8 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store}, nil
+	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, waits: newStepWaits(),
+		execs: make(chan struct{}, cfg.MaxExecutions), floor: resultFloor(store)}, nil
 }
 
 // lockRun serialises this host's commits to one run.

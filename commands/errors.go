@@ -37,6 +37,9 @@ var (
 	ErrTicketKind = errors.New("reply does not fit the ticket kind")
 	// ErrGrantNotFound means no saved approval has that id.
 	ErrGrantNotFound = errors.New("grant not found")
+	// ErrAwaitTimeout means the awaited step was not final within the
+	// request's timeout; nothing changed: ask again.
+	ErrAwaitTimeout = errors.New("await timed out")
 )
 
 // Stable error codes of the API.
@@ -52,6 +55,7 @@ const (
 	CodeTicketStale    = "ticket_stale"
 	CodeTicketKind     = "ticket_kind"
 	CodeGrantNotFound  = "grant_not_found"
+	CodeAwaitTimeout   = "await_timeout"
 	CodeInternal       = "internal"
 )
 
@@ -80,6 +84,8 @@ func sentinel(code string) error {
 		return ErrTicketKind
 	case CodeGrantNotFound:
 		return ErrGrantNotFound
+	case CodeAwaitTimeout:
+		return ErrAwaitTimeout
 	}
 	return nil
 }
@@ -97,8 +103,14 @@ func Code(err error) string {
 	if errors.Is(err, step.ErrConflict) {
 		return CodeConflict
 	}
+	if errors.Is(err, step.ErrTooLarge) {
+		// What a request carried (arguments, rules, answers, descriptors)
+		// is more than one commit holds; results are shortened to fit
+		// (see fit), so a commit too large is always the request's.
+		return CodeInvalidInput
+	}
 	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
-		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound} {
+		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout} {
 		if errors.Is(err, sentinel(code)) {
 			return code
 		}

@@ -1,12 +1,10 @@
 package commands
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
@@ -219,11 +217,19 @@ func (p *plan) oneCommit() bool {
 	return true
 }
 
-// mayBeFitted reports whether committing may have spilled any of the
-// plan's results further: fit spills only results larger than fitLimits.
-func (p *plan) mayBeFitted() bool {
+// mayBeFitted reports whether committing may have shortened any of the
+// plan's results (see fit): only when a bound on the step's events, decide
+// and settle together, exceeds the commit budget.
+func (p *plan) mayBeFitted(budget int) bool {
+	n := boundOf(nil) + wrap
 	for _, c := range p.calls {
-		if resultSize(c.result) > fitLimits.MaxBytes {
+		n += boundDecide(c) + boundResult(&c.result)
+		if c.spilled != nil || len(c.state) > 0 {
+			for _, ev := range c.sideEvents() {
+				n += bound(ev)
+			}
+		}
+		if n > budget {
 			return true
 		}
 	}
@@ -239,45 +245,6 @@ func (p *plan) tickets() []*events.TicketIssued {
 		}
 	}
 	return ts
-}
-
-// execute runs the allowed calls, concurrently when there are several; each
-// result lands in its own call, so model order is kept whatever order they
-// finish in.
-func (p *plan) execute(ctx context.Context, store *executor.OutputStore) {
-	var allowed []*planned
-	for _, c := range p.calls {
-		if c.runs() {
-			allowed = append(allowed, c)
-		}
-	}
-	runAll(ctx, allowed, store, p.limits)
-}
-
-// runAll executes prepared calls, concurrently when there are several, and
-// bounds each result at the output store — the one place output is cut.
-func runAll(ctx context.Context, allowed []*planned, store *executor.OutputStore, lim executor.Limits) {
-	if len(allowed) == 1 {
-		allowed[0].run(ctx, store, lim)
-		return
-	}
-	var wg sync.WaitGroup
-	for _, c := range allowed {
-		wg.Go(func() { c.run(ctx, store, lim) })
-	}
-	wg.Wait()
-}
-
-// run executes the call and records its result, bounded at store.
-func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim executor.Limits) {
-	whole := c.prepared.Run(ctx)
-	res, sp := store.Bound(whole, lim)
-	c.setResult(res)
-	c.state = whole.State
-	if sp != nil {
-		c.spilled = sp
-		c.result.Files = []string{sp.Path}
-	}
 }
 
 // decideEvents appends the events that precede any effect to evs.

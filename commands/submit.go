@@ -22,7 +22,7 @@ import (
 // calls, [ErrConflict]. A host that loses the commit race for the step
 // executes nothing with an effect and returns [ErrConflict].
 func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
-	if err := checkSubmit(req); err != nil {
+	if err := checkSubmit(req, e.cfg.MaxCalls, e.commitBudget()); err != nil {
 		return nil, err
 	}
 	e.known(ctx, req.Run)
@@ -33,8 +33,11 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	if err != nil || recorded != nil {
 		return recorded, err
 	}
+	if err := e.checkBudget(p); err != nil {
+		return nil, err
+	}
 	if p.oneCommit() {
-		p.execute(ctx, e.store)
+		p.execute(ctx, e)
 		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
 		if _, err := e.commit(ctx, &p.commit, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, err)
@@ -46,7 +49,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	if err != nil {
 		return e.lostRace(ctx, req, p.last, err)
 	}
-	p.execute(ctx, e.store)
+	p.execute(ctx, e)
 	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
 		return nil, err
 	}
@@ -57,7 +60,7 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 // committing may have spilled further (see fit) is read back from the
 // projection; any other is the plan's own, as committed.
 func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
-	if p.tickets() != nil || !p.mayBeFitted() {
+	if p.tickets() != nil || !p.mayBeFitted(e.commitBudget()) {
 		return p.outcome(), nil
 	}
 	var out *StepOutcome
@@ -87,18 +90,41 @@ func (e *Engine) lostRace(ctx context.Context, req SubmitStepRequest, last uint6
 	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
 }
 
-func checkSubmit(req SubmitStepRequest) error {
+// checkSubmit refuses a malformed submission before anything is looked
+// at: steps numbered from 1, at least one and at most maxCalls calls, each
+// with an id of its own, and arguments that fit one commit of budget bytes.
+func checkSubmit(req SubmitStepRequest, maxCalls, budget int) error {
 	if req.Step < 1 {
 		return fmt.Errorf("step %d: steps are numbered from 1: %w", req.Step, ErrInvalidRequest)
 	}
 	if len(req.Calls) == 0 {
 		return fmt.Errorf("step %d: no calls: %w", req.Step, ErrInvalidRequest)
 	}
+	if len(req.Calls) > maxCalls {
+		return fmt.Errorf("step %d: %d calls, more than the %d a step may make: %w", req.Step, len(req.Calls), maxCalls, ErrInvalidRequest)
+	}
+	args := 0
+	for _, c := range req.Calls {
+		args += len(c.Args)
+	}
+	if args > budget {
+		return fmt.Errorf("step %d: %d bytes of arguments, more than the %d bytes a commit holds: %w", req.Step, args, budget, ErrInvalidRequest)
+	}
+	var seen map[string]bool // past a few calls; fewer are compared pairwise
+	if len(req.Calls) > 16 {
+		seen = make(map[string]bool, len(req.Calls))
+	}
 	for i, c := range req.Calls {
 		if c.ID == "" {
 			return fmt.Errorf("step %d: a call without id: %w", req.Step, ErrInvalidRequest)
 		}
-		if slices.ContainsFunc(req.Calls[:i], func(o CallRequest) bool { return o.ID == c.ID }) {
+		twice := seen[c.ID]
+		if seen == nil {
+			twice = slices.ContainsFunc(req.Calls[:i], func(o CallRequest) bool { return o.ID == c.ID })
+		} else {
+			seen[c.ID] = true
+		}
+		if twice {
 			return fmt.Errorf("step %d: call id %q twice: %w", req.Step, c.ID, ErrInvalidRequest)
 		}
 	}

@@ -3,10 +3,8 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
@@ -75,6 +73,10 @@ type TicketView struct {
 type AwaitRequest struct {
 	Run  string `json:"run"`
 	Step int    `json:"step"`
+	// Timeout bounds the wait (a Go duration such as "30s"); default
+	// DefaultAwaitTimeout (5m), at most MaxAwaitTimeout (1h). When it
+	// passes the answer is ErrAwaitTimeout (code await_timeout): ask again.
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // GrantsRequest lists saved approvals (of one project, when set).
@@ -127,42 +129,4 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 	}
 	slices.SortFunc(out, func(a, b TicketView) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
-}
-
-// AwaitStep returns the step's outcome once it is final, wherever the reply
-// that finished it arrived: the projection follows every host's commits.
-func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
-	e.known(ctx, req.Run)
-	for {
-		changed := e.proj.Changed()
-		var (
-			out    *StepOutcome
-			exists bool
-			ended  bool
-		)
-		if err := e.viewStep(req.Run, req.Step, func(r *projection.Run) {
-			s := r.Step(req.Step)
-			exists, ended = s != nil, r.Status == projection.StatusEnded
-			if s != nil && s.Final {
-				out = outcomeOf(r.ID, s)
-			}
-		}); err != nil {
-			return nil, err
-		}
-		switch {
-		case out != nil:
-			return out, nil
-		case !exists:
-			return nil, fmt.Errorf("await step %d of run %s: no such step: %w", req.Step, req.Run, ErrStepOrder)
-		case ended:
-			return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, ErrRunNotActive)
-		}
-		select {
-		case <-changed:
-		case <-time.After(time.Second):
-			_ = e.proj.Sync(ctx, e.log) // a slow follower: look at the stream now
-		case <-ctx.Done():
-			return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, ctx.Err())
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,14 +152,24 @@ func Marker(path string) string {
 // blank lines; an empty head or tail is left out (tiny limits give the
 // marker alone).
 func Preview(text, path string, lim Limits) string {
-	lim = lim.withDefaults()
 	lines := strings.Split(text, "\n")
+	return preview(lines, lines, true, path, lim)
+}
+
+// preview is Preview of a text whose head lines and tail lines are given
+// apart; same says they are one text's lines (a line is never in both).
+func preview(headLines, tailLines []string, same bool, path string, lim Limits) string {
+	lim = lim.withDefaults()
 	l := max(lim.MaxLines-4, 0)
 	h, t := (l+1)/2, l/2
-	h = min(h, len(lines))
-	t = min(t, len(lines)-h)
-	head := strings.Join(lines[:h], "\n")
-	tail := strings.Join(lines[len(lines)-t:], "\n")
+	h = min(h, len(headLines))
+	if same {
+		t = min(t, len(tailLines)-h)
+	} else {
+		t = min(t, len(tailLines))
+	}
+	head := strings.Join(headLines[:h], "\n")
+	tail := strings.Join(tailLines[len(tailLines)-t:], "\n")
 	marker := Marker(path)
 	if budget := lim.MaxBytes - len(marker) - 4; len(head)+len(tail) > budget {
 		budget = max(budget, 0)
@@ -172,6 +183,72 @@ func Preview(text, path string, lim Limits) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// Rebound shortens r, a result Bound already spilled whole to path, to
+// lim: its text becomes a preview under lim naming the same file — no new
+// file, since that one holds the whole output. The head and tail of a
+// preview Bound made are kept apart, so the shorter preview is still the
+// start and the end of the whole output. A result within lim is returned
+// as it is; media parts pass unchanged, the structured value stays behind.
+func (s *OutputStore) Rebound(r Result, path string, lim Limits) Result {
+	lim = lim.withDefaults()
+	text := measured(r)
+	if fits(text, lim) {
+		return r
+	}
+	var short string
+	if head, tail, ok := strings.Cut(text, Marker(path)); ok {
+		head, tail = strings.TrimSuffix(head, "\n\n"), strings.TrimPrefix(tail, "\n\n")
+		short = preview(splitLines(head), splitLines(tail), false, path, lim)
+	} else {
+		short = Preview(text, path, lim)
+	}
+	out := Result{IsError: r.IsError, Parts: []Part{{Type: PartText, Text: short}}}
+	for _, p := range r.Parts {
+		if p.Type != PartText {
+			out.Parts = append(out.Parts, p)
+		}
+	}
+	return out
+}
+
+// SpillMedia writes each media part of r to a file of its own and puts in
+// its place a text part naming the file (see MediaMarker), for a result
+// that must shrink further than its text can. Text parts are unchanged. A
+// part whose file cannot be written is replaced by "Failed to write tool
+// output: …" and the result becomes an error.
+func (s *OutputStore) SpillMedia(r Result) (Result, []*Spilled) {
+	out := Result{IsError: r.IsError, Structured: r.Structured, Parts: make([]Part, 0, len(r.Parts))}
+	var sps []*Spilled
+	for _, p := range r.Parts {
+		if p.Type == PartText {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		sp, err := s.spill(string(p.Data))
+		if err != nil {
+			out.IsError = true
+			out.Parts = append(out.Parts, Part{Type: PartText, Text: WriteFailed(err)})
+			continue
+		}
+		sps = append(sps, sp)
+		out.Parts = append(out.Parts, Part{Type: PartText, Text: MediaMarker(p.MIME, len(p.Data), sp.Path)})
+	}
+	return out, sps
+}
+
+// MediaMarker is the text that stands for a media part spilled to path.
+func MediaMarker(mime string, n int, path string) string {
+	return fmt.Sprintf("[media %s, %d bytes, saved to %s]", mime, n, path)
+}
+
+// splitLines is the lines of s; none for "".
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }
 
 // prefixWithin is the longest prefix of s of at most n bytes that does not

@@ -120,6 +120,7 @@ type hostOptions struct {
 	hostName  string
 	log       *slog.Logger
 	testTools bool
+	limits    stepLimits
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -173,7 +174,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		StateDir: filepath.Join(o.dataDir, "state"),
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
-			Policy: commands.LoaderPolicy(l, o.log)},
+			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions},
 		Projector: projectionOptions(o.log),
 	})
 }

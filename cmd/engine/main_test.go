@@ -41,6 +41,8 @@ func TestRunUsage(t *testing.T) {
 		{"bench of an unknown workload", []string{"bench", "w99"}, 2, ""},
 		{"bench with a bad sync", []string{"bench", "raw", "--sync", "sometimes"}, 2, ""},
 		{"config without check", []string{"config"}, 2, ""},
+		{"serve with no calls a step", []string{"serve", "--max-calls", "0"}, 2, "a whole number of at least 1"},
+		{"serve with no execution slots", []string{"serve", "--max-executions", "-3"}, 2, "a whole number of at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {

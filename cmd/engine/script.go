@@ -116,7 +116,7 @@ func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, s
 			p.note(info.Run, "the run awaits a human: answer with engine approve / engine reject")
 			return nil
 		}
-		if out, err = api.AwaitStep(ctx, commands.AwaitRequest{Run: info.Run, Step: i + 1}); err != nil {
+		if out, err = awaitFinal(ctx, api, commands.AwaitRequest{Run: info.Run, Step: i + 1}); err != nil {
 			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
 		}
 		p.step(out)

@@ -23,11 +23,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
 	hostName := fs.String("host", defaultHostName(), "this host's name in its commits (a restarted host recovers what it left in doubt under the same name)")
 	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
+	var limits stepLimits
+	limits.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	log := logger(stderr)
-	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log, testTools: *testTools}
+	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log, testTools: *testTools, limits: limits}
 
 	var (
 		nc    *nats.Conn

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 
@@ -52,14 +54,32 @@ type endpoint func(ctx context.Context, api engineAPI, body []byte) (any, error)
 // handle decodes the request into Req, calls fn, and returns its response.
 func handle[Req any, Resp any](fn func(engineAPI, context.Context, Req) (Resp, error)) endpoint {
 	return func(ctx context.Context, api engineAPI, body []byte) (any, error) {
-		var req Req
-		if len(body) > 0 {
-			if err := json.Unmarshal(body, &req); err != nil {
-				return nil, fmt.Errorf("decode request: %w: %w", commands.ErrInvalidRequest, err)
-			}
+		req, err := decodeRequest[Req](body)
+		if err != nil {
+			return nil, err
 		}
 		return fn(api, ctx, req)
 	}
+}
+
+// decodeRequest decodes a request body strictly: one JSON value whose
+// fields are all Req's. A field Req does not have (a typo such as
+// "disabled_tools") is invalid_input, never ignored: an ignored narrowing
+// would fail open. An empty body is Req's zero value.
+func decodeRequest[Req any](body []byte) (Req, error) {
+	var req Req
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, fmt.Errorf("decode request: %w: %w", commands.ErrInvalidRequest, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return req, fmt.Errorf("decode request: %w: more than one JSON value", commands.ErrInvalidRequest)
+	}
+	return req, nil
 }
 
 func endpoints() map[string]endpoint {
@@ -103,7 +123,12 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 	}
 	sem := make(chan struct{}, maxInFlight)
 	var wg sync.WaitGroup
+	watcher, watches := api.(commands.StepWatcher)
 	for name, ep := range endpoints() {
+		serve := func(req micro.Request) { respond(ctx, req, api, ep, log) }
+		if name == epAwait && watches {
+			serve = func(req micro.Request) { startAwait(ctx, req, watcher, &wg, log) }
+		}
 		h := micro.HandlerFunc(func(req micro.Request) {
 			select {
 			case sem <- struct{}{}:
@@ -113,7 +138,7 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				respond(ctx, req, api, ep, log)
+				serve(req)
 			})
 		})
 		if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subjectPrefix+"."+name)); err != nil {
@@ -135,6 +160,11 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 
 func respond(ctx context.Context, req micro.Request, api engineAPI, ep endpoint, log *slog.Logger) {
 	resp, err := ep(ctx, api, req.Data())
+	answer(req, resp, err, log)
+}
+
+// answer sends resp, or err as a service error with its stable code.
+func answer(req micro.Request, resp any, err error, log *slog.Logger) {
 	if err != nil {
 		code := commands.Code(err)
 		if code == commands.CodeInternal {

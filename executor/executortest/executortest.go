@@ -30,7 +30,8 @@ type TextInput struct {
 // Registry returns the built-in tools plus "count" (read-only) and
 // "count_fx" (side-effecting): each adds one to c and returns its text, and
 // raises one permission request, its name on [text], saved as "*"; and
-// "repeat", which returns its text repeated times times.
+// "repeat" (read-only) and "repeat_fx" (side-effecting), which return their
+// text repeated times times.
 func Registry(t testing.TB, c *Counts) *executor.Registry {
 	t.Helper()
 	tools, err := builtin.Tools()
@@ -55,14 +56,17 @@ func Registry(t testing.TB, c *Counts) *executor.Registry {
 		Text  string `json:"text"`
 		Times int    `json:"times"`
 	}
-	repeat, err := executor.New("repeat", "Returns its text repeated: large output from a small call.",
-		func(_ context.Context, _ executor.Call, in repeatIn) (string, error) {
-			return strings.Repeat(in.Text, in.Times), nil
-		}, executor.WithEffect(descriptor.ReadOnly))
-	if err != nil {
-		t.Fatal(err)
+	mkRepeat := func(name string, effect descriptor.EffectClass) *executor.Tool {
+		tool, err := executor.New(name, "Returns its text repeated: large output from a small call.",
+			func(_ context.Context, _ executor.Call, in repeatIn) (string, error) {
+				return strings.Repeat(in.Text, in.Times), nil
+			}, executor.WithEffect(effect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
 	}
-	reg, err := executor.NewRegistry(append(tools, repeat,
+	reg, err := executor.NewRegistry(append(tools, mkRepeat("repeat", descriptor.ReadOnly), mkRepeat("repeat_fx", descriptor.SideEffecting),
 		mk("count", descriptor.ReadOnly, &c.ReadOnly), mk("count_fx", descriptor.SideEffecting, &c.SideEffecting))...)
 	if err != nil {
 		t.Fatal(err)
