@@ -106,9 +106,12 @@ func tools(withTest bool, userFile string) (*executor.Registry, error) {
 
 // embedded is an engine host on an embedded server, in this process.
 type embedded struct {
-	srv  *step.Embedded
-	nc   *nats.Conn
-	host *commands.Host
+	srv     *step.Embedded
+	nc      *nats.Conn
+	host    *commands.Host
+	release func() error // the data directory's lock
+	// hostName is the name the host commits under.
+	hostName string
 }
 
 // hostOptions configure a host started by this binary.
@@ -117,7 +120,8 @@ type hostOptions struct {
 	listen    string // embedded server listener, "" for none
 	sync      string
 	replicas  int
-	hostName  string
+	hostName  string // "" for the data directory's identity (see hostIdentity)
+	hostFlag  bool   // hostName came from --host: stored as the identity if there is none yet, warned about if it differs
 	log       *slog.Logger
 	testTools bool
 }
@@ -125,11 +129,15 @@ type hostOptions struct {
 // startEmbedded starts a server on <data>/nats and a host with its state in
 // <data>/state.
 func startEmbedded(ctx context.Context, o hostOptions) (*embedded, error) {
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	release, err := claim(&o)
 	if err != nil {
 		return nil, err
 	}
-	e := &embedded{srv: srv}
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	if err != nil {
+		return nil, errors.Join(err, release())
+	}
+	e := &embedded{srv: srv, release: release, hostName: o.hostName}
 	if e.nc, err = srv.Connect(); err != nil {
 		e.close()
 		return nil, err
@@ -150,7 +158,28 @@ func (e *embedded) close() error {
 		e.nc.Close()
 	}
 	e.srv.Shutdown()
-	return err
+	return errors.Join(err, e.release())
+}
+
+// claim takes o's data directory for this process (its lock) and settles
+// the name the host commits under (o.hostName: the directory's identity
+// unless set). release lets the directory go.
+func claim(o *hostOptions) (release func() error, err error) {
+	if release, err = lockData(o.dataDir); err != nil {
+		return nil, err
+	}
+	if o.hostName != "" && !o.hostFlag {
+		return release, nil // a name of the binary's own (demo, verify): not the directory's
+	}
+	name, note, err := hostIdentity(o.dataDir, o.hostName)
+	if err != nil {
+		return nil, errors.Join(err, release())
+	}
+	if note != "" && o.log != nil {
+		o.log.Warn(note)
+	}
+	o.hostName = name
+	return release, nil
 }
 
 // startHost starts an engine host on nc with its state under o.dataDir.
@@ -197,7 +226,7 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, hostName: defaultHostName(), log: log})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
@@ -212,9 +241,4 @@ func (f *connFlags) with(ctx context.Context, stderr io.Writer, fn func(api engi
 	}
 	defer b.close()
 	return fn(b.api)
-}
-
-func defaultHostName() string {
-	h, _ := os.Hostname()
-	return fmt.Sprintf("%s-%d", h, os.Getpid())
 }
