@@ -3,8 +3,8 @@ package commands_test
 import (
 	"errors"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/commands"
