@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
@@ -32,6 +34,7 @@ type connFlags struct {
 	tlsCert  string
 	tlsKey   string
 	tlsCA    string
+	timeout  time.Duration // client verbs: how long one request may take (0: the endpoint's default)
 }
 
 func (f *connFlags) register(fs *flag.FlagSet) {
@@ -45,9 +48,19 @@ func (f *connFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
 }
 
-// options returns the NATS client options the flags ask for.
+// registerClient registers the flags of a verb that is a client of an
+// engine: the connection's and --timeout.
+func (f *connFlags) registerClient(fs *flag.FlagSet) {
+	f.register(fs)
+	fs.DurationVar(&f.timeout, "timeout", 0, "with --nats: how long one request may take, sent again after the engine restarts included, before giving up "+
+		"(default 15m for a step, a reply, starting and ending a run; 24h for waiting on a human (run --wait); 1m for queries)")
+}
+
+// options returns the NATS client options the flags ask for: reconnect for
+// ever, quickly (a restarted engine is back in seconds).
 func (f *connFlags) options() []nats.Option {
-	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1)}
+	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(100 * time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second)}
 	if f.user != "" {
 		opts = append(opts, nats.UserInfo(f.user, f.password))
 	}
@@ -70,6 +83,26 @@ func (f *connFlags) dial() (*nats.Conn, error) {
 		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
 	}
 	return nc, nil
+}
+
+// dialClient connects a client of the service: one that waits for a NATS
+// server that is not up yet (or is restarting) rather than failing, keeps
+// what it sends while disconnected (nats.go's reconnect buffer), and sends
+// its requests again after a reconnect (see client.call).
+func (f *connFlags) dialClient(log *slog.Logger) (*client, error) {
+	w := newConnWatch()
+	opts := append(f.options(), nats.RetryOnFailedConnect(true),
+		nats.ConnectHandler(w.connected), nats.ReconnectHandler(w.connected),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("lost the connection to NATS; reconnecting", "url", f.natsURL, "err", err)
+			}
+		}))
+	nc, err := nats.Connect(f.natsURL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
+	}
+	return &client{nc: nc, watch: w, timeout: f.timeout, ids: events.NewIDSource(nil)}, nil
 }
 
 // tools is the process layer this binary installs; withTest adds the test
@@ -217,11 +250,11 @@ type backend struct {
 // at --nats, or an embedded engine on --data.
 func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error) {
 	if f.natsURL != "" {
-		nc, err := f.dial()
+		c, err := f.dialClient(log)
 		if err != nil {
 			return nil, err
 		}
-		return &backend{api: &client{nc: nc}, close: func() error { nc.Close(); return nil }}, nil
+		return &backend{api: c, close: func() error { c.nc.Close(); return nil }}, nil
 	}
 	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err

@@ -1,0 +1,48 @@
+package integration
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// SIGKILL and restart `engine serve` (same data, default host name) twice
+// while four `engine run` clients drive 200 append_fx steps each: every
+// client finishes its script and exits 0, and the kill -9 property holds.
+func TestClientsRideOutSIGKILLAndRestart(t *testing.T) {
+	k := newKillTrial(t, 4, 200, "90s")
+	wait := k.drive(2 * time.Minute)
+	k.progressed(rand.N(4), 10+rand.N(60))
+	k.crash(jitter(0, time.Second))
+	k.progressed(rand.N(4), 110+rand.N(60))
+	k.crash(jitter(0, time.Second))
+	wait()
+	k.check()
+	if k.underLoad != 2 {
+		t.Errorf("%d of 2 kills came while every client was running: the clients were too fast for the test", k.underLoad)
+	}
+}
+
+// The acceptance kill -9 test: trials of SIGKILL at a random moment under
+// four concurrent clients (default host name) and a restart, each checked
+// for lost committed steps, duplicate side effects, open steps and clients
+// that did not complete. The soak build tag runs 200 (killsoak_test.go).
+func TestKill9Trials(t *testing.T) {
+	kill9Trials(t, 20)
+}
+
+func kill9Trials(t *testing.T, n int) {
+	for i := range n {
+		t.Run("", func(t *testing.T) {
+			k := newKillTrial(t, 4, 40, "60s")
+			wait := k.drive(90 * time.Second)
+			k.progressed(rand.N(4), rand.N(36))
+			k.crash(jitter(0, 300*time.Millisecond))
+			wait()
+			k.check()
+			if t.Failed() {
+				t.Logf("trial %d failed", i)
+			}
+		})
+	}
+}
