@@ -214,7 +214,7 @@ func tail(s string, n int) string {
 // (or every client has finished): a moment under load.
 func (k *killTrial) progressed(c, n int) {
 	path := filepath.Join(k.ws, effects(c))
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		k.mu.Lock()
 		done := len(k.results) == k.clients
 		k.mu.Unlock()
@@ -222,7 +222,7 @@ func (k *killTrial) progressed(c, n int) {
 			return
 		}
 	}
-	k.t.Fatalf("client %d made no progress to %d steps in a minute", c, n)
+	k.t.Errorf("client %d made no progress to %d steps in 30s", c, n)
 }
 
 // jitter is a random duration in [lo, hi).

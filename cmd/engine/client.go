@@ -20,6 +20,9 @@ type client struct {
 	// endpoint's default (defaultTimeout).
 	timeout time.Duration
 	ids     *events.IDSource
+	// waits is how long to wait for an answer to the n-th copy of a
+	// request; nil for attemptWait (tests send copies sooner).
+	waits func(endpoint string, n int) time.Duration
 }
 
 var _ engineAPI = (*client)(nil)
@@ -81,7 +84,22 @@ func (c *client) Show(ctx context.Context, req commands.ShowRequest) (*projectio
 }
 
 // Reply implements commands.Confirmations.
+//
+// A reply that does not name its run is given the run of its ticket when
+// the ticket is pending (one more request), so that a copy sent again can
+// tell its own earlier copy's resolution from someone else's (replyEcho).
 func (c *client) Reply(ctx context.Context, req commands.ReplyRequest) (*commands.ReplyResult, error) {
+	if req.Run == "" {
+		pending, err := c.Tickets(ctx, commands.TicketsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range pending {
+			if t.ID == req.Ticket {
+				req.Run = t.Run
+			}
+		}
+	}
 	var out commands.ReplyResult
 	if err := c.call(ctx, epReply, req, &out, c.replyEcho(req, &out)); err != nil {
 		return nil, err

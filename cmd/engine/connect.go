@@ -93,6 +93,11 @@ func (f *connFlags) dialClient(log *slog.Logger) (*client, error) {
 	w := newConnWatch()
 	opts := append(f.options(), nats.RetryOnFailedConnect(true),
 		nats.ConnectHandler(w.connected), nats.ReconnectHandler(w.connected),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if !errors.Is(err, nats.ErrSlowConsumer) { // late answers to copies of a request are dropped
+				log.Warn("NATS", "url", f.natsURL, "err", err)
+			}
+		}),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				log.Warn("lost the connection to NATS; reconnecting", "url", f.natsURL, "err", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/projection"
@@ -50,16 +49,15 @@ func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOu
 
 // replyEcho: "ticket resolved" answering a copy of a reply is success when
 // the recorded resolution is this reply (the same reply by the same
-// principal, not a cascade), with the step's outcome once it is final. It
-// can only be checked when the reply names its run; otherwise the answer is
-// reported as it is, saying that an earlier copy may have resolved it.
+// principal, not a cascade), with the step's outcome once it is final.
+// Client.Reply names the ticket's run in the request for this.
 func (c *client) replyEcho(req commands.ReplyRequest, out *commands.ReplyResult) echoFunc {
 	return func(ctx context.Context, answer *commands.Error) (bool, error) {
 		if !errors.Is(answer, commands.ErrTicketResolved) {
 			return true, answer
 		}
-		if req.Run == "" {
-			return true, fmt.Errorf("%w (the reply was sent again after a broken connection or a late answer, so the first copy may be what resolved it: engine show RUN says who did)", answer)
+		if req.Run == "" { // the ticket was not pending when the reply was sent
+			return true, answer
 		}
 		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run})
 		if err != nil {

@@ -119,13 +119,17 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	inbox := nats.NewInbox()
-	answers := make(chan *nats.Msg, 16)
+	answers := make(chan *nats.Msg, 64)
 	sub, err := c.nc.ChanSubscribe(inbox, answers)
 	if err != nil {
 		return fmt.Errorf("%s: %w", endpoint, err)
 	}
 	defer func() { _ = sub.Unsubscribe() }() // best effort: the inbox is this call's alone
 	subject, resend := subjectPrefix+"."+endpoint, idempotent(endpoint)
+	wait := c.waits
+	if wait == nil {
+		wait = attemptWait
+	}
 	sends, why := 0, ""
 	reconnected := c.watch.next()
 	send := func() error {
@@ -138,7 +142,7 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	if err := send(); err != nil {
 		return err
 	}
-	timer := time.NewTimer(attemptWait(endpoint, 1))
+	timer := time.NewTimer(wait(endpoint, 1))
 	defer timer.Stop()
 	for {
 		select {
@@ -156,23 +160,23 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 			if err := send(); err != nil {
 				return err
 			}
-			timer.Reset(attemptWait(endpoint, sends))
+			timer.Reset(wait(endpoint, sends))
 		case <-timer.C:
 			if !resend {
-				return fmt.Errorf("%s: no answer within %s: %w: %w", endpoint, attemptWait(endpoint, 1), errNotResent, nats.ErrTimeout)
+				return fmt.Errorf("%s: no answer within %s: %w: %w", endpoint, wait(endpoint, 1), errNotResent, nats.ErrTimeout)
 			}
 			if !c.nc.IsConnected() {
 				why = "not connected to NATS" // sent again at the reconnect
-				timer.Reset(attemptWait(endpoint, sends))
+				timer.Reset(wait(endpoint, sends))
 				continue
 			}
 			if why == "" {
-				why = fmt.Sprintf("no answer within %s", attemptWait(endpoint, sends))
+				why = fmt.Sprintf("no answer within %s", wait(endpoint, sends))
 			}
 			if err := send(); err != nil {
 				return err
 			}
-			timer.Reset(attemptWait(endpoint, sends))
+			timer.Reset(wait(endpoint, sends))
 		case m := <-answers:
 			if m.Header.Get(statusHeader) == statusNoResponse && len(m.Data) == 0 {
 				why = "no stepgate service is reachable (is `engine serve` running?)"
