@@ -33,7 +33,7 @@ type killTrial struct {
 	results          []clientResult
 	serveLog         bytes.Buffer // stderr of every killed server
 	kills, restarted int
-	underLoad        int // kills while no client had finished
+	running          []int // at each kill, how many clients were running
 }
 
 // clientResult is what one `engine run` printed and how it ended.
@@ -100,9 +100,7 @@ func (k *killTrial) drive(deadline time.Duration) (wait func()) {
 // after pause.
 func (k *killTrial) crash(pause time.Duration) {
 	k.mu.Lock()
-	if len(k.results) == 0 {
-		k.underLoad++
-	}
+	k.running = append(k.running, k.clients-len(k.results))
 	k.mu.Unlock()
 	k.srv.kill9(k.t)
 	k.serveLog.Write(k.srv.stderr.Bytes())
@@ -183,7 +181,7 @@ func (k *killTrial) check() {
 			t.Errorf("run %s left %s", s.ID, s.Status)
 		}
 	}
-	t.Logf("%d clients × %d steps, %d kills (%d with every client running): %d results indeterminate", k.clients, k.steps, k.kills, k.underLoad, indeterminate)
+	t.Logf("%d clients × %d steps, %d kills (clients running at each: %v): %d results indeterminate", k.clients, k.steps, k.kills, k.running, indeterminate)
 }
 
 // effectCounts counts each line of an effects file.
