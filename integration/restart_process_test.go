@@ -1,7 +1,12 @@
 package integration
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,5 +49,29 @@ func kill9Trials(t *testing.T, n int) {
 				t.Logf("trial %d failed", i)
 			}
 		})
+	}
+}
+
+// A second `engine serve` on a data directory in use fails at once, saying
+// so, and leaves the first serving; the first's identity is kept.
+func TestSecondServeOnOneDataDirectoryIsRefused(t *testing.T) {
+	k := newKillTrial(t, 0, 0, "")
+	id, err := os.ReadFile(filepath.Join(k.data, "host.json"))
+	if err != nil {
+		t.Fatalf("the first start keeps its identity in the data directory: %v", err)
+	}
+	cmd := exec.Command(engineBin, "serve", "--data", k.data, "--listen", freeAddr(t))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	began := time.Now()
+	if err := cmd.Run(); err == nil {
+		t.Fatal("a second engine serve on one data directory started")
+	}
+	if took := time.Since(began); took > 3*time.Second || !strings.Contains(stderr.String(), "data directory in use by process") {
+		t.Fatalf("the second serve failed after %s with:\n%s\nwant at once, naming the process", took, stderr.String())
+	}
+	engine(t, "runs", "--nats", "nats://"+k.addr) // the first still serves
+	if again, _ := os.ReadFile(filepath.Join(k.data, "host.json")); string(again) != string(id) {
+		t.Errorf("the identity changed from %s to %s", id, again)
 	}
 }

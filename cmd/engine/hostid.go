@@ -27,6 +27,11 @@ type hostID struct {
 	V int `json:"v"`
 	// Host is the identity.
 	Host string `json:"host"`
+	// Dir and Machine are where the identity was made: the data
+	// directory's absolute path and the machine's host name. A host that
+	// finds them changed warns that its directory may be a copy.
+	Dir     string `json:"dir,omitempty"`
+	Machine string `json:"machine,omitempty"`
 }
 
 // errHostID is a host identity file that cannot be used.
@@ -34,23 +39,23 @@ var errHostID = errors.New("unusable host identity")
 
 // decodeHostID parses the content of a host identity file: one JSON object
 // {"v":1,"host":NAME}, no other field, a valid name.
-func decodeHostID(b []byte) (string, error) {
+func decodeHostID(b []byte) (hostID, error) {
 	var id hostID
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&id); err != nil {
-		return "", fmt.Errorf("%w: %w", errHostID, err)
+		return hostID{}, fmt.Errorf("%w: %w", errHostID, err)
 	}
 	if dec.More() {
-		return "", fmt.Errorf("%w: more than one JSON value", errHostID)
+		return hostID{}, fmt.Errorf("%w: more than one JSON value", errHostID)
 	}
 	if id.V != 1 {
-		return "", fmt.Errorf("%w: version %d, want 1", errHostID, id.V)
+		return hostID{}, fmt.Errorf("%w: version %d, want 1", errHostID, id.V)
 	}
 	if err := checkHostName(id.Host); err != nil {
-		return "", err
+		return hostID{}, err
 	}
-	return id.Host, nil
+	return id, nil
 }
 
 // checkHostName accepts a name of 1 to 128 printable ASCII characters
@@ -91,23 +96,34 @@ func newHostName() (string, error) {
 	return h + "-" + hex.EncodeToString(b[:]), nil
 }
 
-// readHostID returns the identity stored in dir ("" when there is none). A
-// file that exists but cannot be read or parsed is an error: inventing a new
-// identity would leave the old one's steps unrecovered.
-func readHostID(dir string) (string, error) {
+// readHostID returns the identity stored in dir (Host "" when there is
+// none). A file that exists but cannot be read or parsed is an error:
+// inventing a new identity would leave the old one's steps unrecovered.
+func readHostID(dir string) (hostID, error) {
 	path := filepath.Join(dir, hostIDFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return hostID{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read this host's identity: %w", err)
+		return hostID{}, fmt.Errorf("read this host's identity: %w", err)
 	}
-	name, err := decodeHostID(b)
+	id, err := decodeHostID(b)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w (repair the file or start with --host NAME, the name this directory's host had)", path, err)
+		return hostID{}, fmt.Errorf("%s: %w (repair the file or start with --host NAME, the name this directory's host had)", path, err)
 	}
-	return name, nil
+	return id, nil
+}
+
+// here is where an identity made now is made: dir's absolute path and the
+// machine's host name.
+func here(dir string) (absDir, machine string) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		absDir = dir
+	}
+	machine, _ = os.Hostname()
+	return absDir, machine
 }
 
 // storeHostID writes name as dir's identity unless dir has one already, and
@@ -119,7 +135,8 @@ func storeHostID(dir, name string) (string, error) {
 	if err := checkHostName(name); err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(hostID{V: 1, Host: name})
+	absDir, machine := here(dir)
+	b, err := json.Marshal(hostID{V: 1, Host: name, Dir: absDir, Machine: machine})
 	if err != nil {
 		return "", err
 	}
@@ -143,10 +160,10 @@ func storeHostID(dir, name string) (string, error) {
 		return "", fmt.Errorf("store this host's identity: %w", err)
 	}
 	stored, err := readHostID(dir)
-	if err == nil && stored == "" {
+	if err == nil && stored.Host == "" {
 		err = fmt.Errorf("store this host's identity: %s vanished", filepath.Join(dir, hostIDFile))
 	}
-	return stored, err
+	return stored.Host, err
 }
 
 func syncDir(dir string) error {
@@ -164,23 +181,30 @@ func syncDir(dir string) error {
 // a stored file that cannot be used, is reported in the returned note (the
 // steps the stored identity left open are not recovered by this start;
 // `engine recover STORED` settles them). Without an override, a file that
-// cannot be used is an error.
+// cannot be used is an error, and a file made for another directory or
+// machine (a copied data directory?) is reported in the note.
 func hostIdentity(dir, override string) (name, note string, err error) {
 	if override != "" {
 		if err := checkHostName(override); err != nil {
 			return "", "", fmt.Errorf("--host: %w", err)
 		}
 	}
-	stored, err := readHostID(dir)
+	id, err := readHostID(dir)
 	if err != nil && override == "" {
 		return "", "", err
 	}
 	if err != nil {
 		return override, fmt.Sprintf("%v; this start commits as --host %s and leaves the file as it is", err, override), nil
 	}
+	stored := id.Host
 	switch {
 	case override == "" && stored != "":
-		return stored, "", nil
+		if absDir, machine := here(dir); id.Dir != "" && (id.Dir != absDir || id.Machine != machine) {
+			note = fmt.Sprintf("%s was made for %s on %s: if this directory is a copy of a host that still runs, both are host %s and each settles "+
+				"the other's open steps at its start; give a copy its own identity (delete %s before its first start, or start it with --host)",
+				filepath.Join(dir, hostIDFile), id.Dir, id.Machine, stored, hostIDFile)
+		}
+		return stored, note, nil
 	case override == "":
 		if name, err = newHostName(); err != nil {
 			return "", "", err

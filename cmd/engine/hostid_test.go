@@ -77,6 +77,31 @@ func TestHostIdentity(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a copied directory is warned about", func(t *testing.T) {
+		dir := t.TempDir()
+		stored, _, err := hostIdentity(dir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := filepath.Join(t.TempDir(), "copy")
+		if err := os.Mkdir(copied, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, hostIDFile))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(copied, hostIDFile), b, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, note, err := hostIdentity(copied, "")
+		if err != nil || got != stored || !strings.Contains(note, "copy") {
+			t.Fatalf("a copy: %q %q %v; want the stored %q and a note about copies", got, note, err, stored)
+		}
+		if _, note, _ := hostIdentity(dir, ""); note != "" {
+			t.Errorf("the original directory: note %q, want none", note)
+		}
+	})
 	t.Run("an unreadable file is refused", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := os.Mkdir(filepath.Join(dir, hostIDFile), 0o700); err != nil { // a directory: read fails
@@ -121,10 +146,11 @@ func FuzzDecodeHostID(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		name, err := decodeHostID(b)
+		id, err := decodeHostID(b)
 		if err != nil {
 			return
 		}
+		name := id.Host
 		if err := checkHostName(name); err != nil {
 			t.Fatalf("accepted %q: %v", name, err)
 		}
