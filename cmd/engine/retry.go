@@ -163,7 +163,8 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 			timer.Reset(wait(endpoint, sends))
 		case <-timer.C:
 			if !resend {
-				return fmt.Errorf("%s: no answer within %s: %w: %w", endpoint, wait(endpoint, 1), errNotResent, nats.ErrTimeout)
+				timer.Reset(limit) // one copy only: its answer, until the deadline
+				continue
 			}
 			if !c.nc.IsConnected() {
 				why = "not connected to NATS" // sent again at the reconnect
