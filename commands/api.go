@@ -41,6 +41,10 @@ type StartRunRequest struct {
 	// expired ticket settles as "Approval expired before an answer; the
 	// call did not run."
 	TicketTTL string `json:"ticket_ttl,omitempty"`
+	// Run is a run id the client chose (a ULID), so a start sent again after
+	// a lost answer returns the same run instead of starting a second one;
+	// default: the engine picks one.
+	Run string `json:"run,omitempty"`
 }
 
 // RunInfo answers StartRun.

@@ -17,9 +17,17 @@ import (
 // StartRun starts a run and pins its snapshot: the agent's resolved ruleset
 // with sources, the run's overrides, narrowing, output limits and the engine
 // version. The start commit also records the first advertised catalogue.
+//
+// With a client-chosen run id (req.Run) it is idempotent: a start of a run
+// that exists with the same agent, location, project, overrides and
+// narrowing (a retry after a lost answer) returns that run and the tools
+// visible to it now; with anything else, [ErrConflict].
 func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
 	if req.Agent == "" {
 		req.Agent = "build"
+	}
+	if req.Run != "" && !events.ValidID(req.Run) {
+		return nil, fmt.Errorf("run id %q: want a ULID: %w", req.Run, ErrInvalidRequest)
 	}
 	if err := checkLocation(req.Location); err != nil {
 		return nil, err
@@ -65,12 +73,15 @@ func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, e
 		narrowing = gate.DenyAll
 	}
 	cat, adv := e.catalog(rules, narrowing)
-	run := e.cfg.IDs.New(e.cfg.Clock())
 	started := events.RunStarted{
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
 	}
+	if req.Run != "" {
+		return e.startChosen(ctx, req.Run, started, adv, cat)
+	}
+	run := e.cfg.IDs.New(e.cfg.Clock())
 	c := e.newCommit(run, 0, events.KindStart, started, adv)
 	if _, err := e.commit(ctx, c, 0); err != nil {
 		return nil, fmt.Errorf("start run: %w", err)

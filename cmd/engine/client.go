@@ -2,72 +2,53 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 )
 
-// client is a commands.API that calls the "stepgate" service over NATS.
+// client is a commands.API that calls the "stepgate" service over NATS. It
+// rides out a restart of the engine (see call): its connection reconnects
+// for ever and requests are sent again where that is safe.
 type client struct {
-	nc *nats.Conn
+	nc    *nats.Conn
+	watch *connWatch // set the connection's (re)connect handlers to watch.connected
+	// timeout bounds one request, every copy of it included; 0 for the
+	// endpoint's default (defaultTimeout).
+	timeout time.Duration
+	ids     *events.IDSource
+	// waits is how long to wait for an answer to the n-th copy of a
+	// request; nil for attemptWait (tests send copies sooner).
+	waits func(endpoint string, n int) time.Duration
 }
 
 var _ engineAPI = (*client)(nil)
 
-func (c *client) call(ctx context.Context, endpoint string, req, resp any) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		// Long enough for the longest tool call a step may make.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, callTimeout(endpoint))
-		defer cancel()
-	}
-	msg, err := c.nc.RequestWithContext(ctx, subjectPrefix+"."+endpoint, body)
-	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("%s: no stepgate service is reachable (is `engine serve` running?): %w", endpoint, err)
-		}
-		return fmt.Errorf("%s: %w", endpoint, err)
-	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return &commands.Error{Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
-	}
-	if err := json.Unmarshal(msg.Data, resp); err != nil {
-		return fmt.Errorf("%s: decode response: %w", endpoint, err)
-	}
-	return nil
-}
-
-func callTimeout(endpoint string) time.Duration {
-	switch endpoint {
-	case epSubmitStep, epReply:
-		return 15 * time.Minute // long enough for the longest tool call
-	case epAwait:
-		return 24 * time.Hour // a human may take a while
-	}
-	return 30 * time.Second
+// newClient is a client on nc whose (re)connect handlers call w.connected;
+// timeout as client.timeout.
+func newClient(nc *nats.Conn, w *connWatch, timeout time.Duration) *client {
+	return &client{nc: nc, watch: w, timeout: timeout, ids: events.NewIDSource(nil)}
 }
 
 // callAs calls endpoint and decodes its response as T.
 func callAs[T any](ctx context.Context, c *client, endpoint string, req any) (*T, error) {
 	var out T
-	if err := c.call(ctx, endpoint, req, &out); err != nil {
+	if err := c.call(ctx, endpoint, req, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// StartRun implements commands.API.
+// StartRun implements commands.API. The client picks the run id (unless
+// req names one), so the request can be sent again without starting a
+// second run.
 func (c *client) StartRun(ctx context.Context, req commands.StartRunRequest) (*commands.RunInfo, error) {
+	if req.Run == "" {
+		req.Run = c.ids.New(time.Now())
+	}
 	return callAs[commands.RunInfo](ctx, c, epStartRun, req)
 }
 
@@ -78,12 +59,20 @@ func (c *client) Materialize(ctx context.Context, req commands.MaterializeReques
 
 // SubmitStep implements commands.API.
 func (c *client) SubmitStep(ctx context.Context, req commands.SubmitStepRequest) (*commands.StepOutcome, error) {
-	return callAs[commands.StepOutcome](ctx, c, epSubmitStep, req)
+	var out commands.StepOutcome
+	if err := c.call(ctx, epSubmitStep, req, &out, c.submitEcho(req, &out)); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // EndRun implements commands.API.
 func (c *client) EndRun(ctx context.Context, req commands.EndRunRequest) (*commands.RunSummary, error) {
-	return callAs[commands.RunSummary](ctx, c, epEndRun, req)
+	var out commands.RunSummary
+	if err := c.call(ctx, epEndRun, req, &out, c.endEcho(req, &out)); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Runs implements commands.API.
@@ -101,8 +90,27 @@ func (c *client) Show(ctx context.Context, req commands.ShowRequest) (*projectio
 }
 
 // Reply implements commands.Confirmations.
+//
+// A reply that does not name its run is given the run of its ticket when
+// the ticket is pending (one more request), so that a copy sent again can
+// tell its own earlier copy's resolution from someone else's (replyEcho).
 func (c *client) Reply(ctx context.Context, req commands.ReplyRequest) (*commands.ReplyResult, error) {
-	return callAs[commands.ReplyResult](ctx, c, epReply, req)
+	if req.Run == "" {
+		pending, err := c.Tickets(ctx, commands.TicketsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range pending {
+			if t.ID == req.Ticket {
+				req.Run = t.Run
+			}
+		}
+	}
+	var out commands.ReplyResult
+	if err := c.call(ctx, epReply, req, &out, c.replyEcho(req, &out)); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Tickets implements commands.Confirmations.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,6 +33,7 @@ type connFlags struct {
 	tlsCert  string
 	tlsKey   string
 	tlsCA    string
+	timeout  time.Duration // client verbs: how long one request may take (0: the endpoint's default)
 }
 
 func (f *connFlags) register(fs *flag.FlagSet) {
@@ -45,9 +47,19 @@ func (f *connFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
 }
 
-// options returns the NATS client options the flags ask for.
+// registerClient registers the flags of a verb that is a client of an
+// engine: the connection's and --timeout.
+func (f *connFlags) registerClient(fs *flag.FlagSet) {
+	f.register(fs)
+	fs.DurationVar(&f.timeout, "timeout", 0, "with --nats: how long one request may take, sent again after the engine restarts included, before giving up "+
+		"(default 15m for a step, a reply, starting and ending a run; 24h for waiting on a human (run --wait); 1m for queries)")
+}
+
+// options returns the NATS client options the flags ask for: reconnect for
+// ever, quickly (a restarted engine is back in seconds).
 func (f *connFlags) options() []nats.Option {
-	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1)}
+	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(100 * time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second)}
 	if f.user != "" {
 		opts = append(opts, nats.UserInfo(f.user, f.password))
 	}
@@ -70,6 +82,31 @@ func (f *connFlags) dial() (*nats.Conn, error) {
 		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
 	}
 	return nc, nil
+}
+
+// dialClient connects a client of the service: one that waits for a NATS
+// server that is not up yet (or is restarting) rather than failing, keeps
+// what it sends while disconnected (nats.go's reconnect buffer), and sends
+// its requests again after a reconnect (see client.call).
+func (f *connFlags) dialClient(log *slog.Logger) (*client, error) {
+	w := newConnWatch()
+	opts := append(f.options(), nats.RetryOnFailedConnect(true),
+		nats.ConnectHandler(w.connected), nats.ReconnectHandler(w.connected),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if !errors.Is(err, nats.ErrSlowConsumer) { // late answers to copies of a request are dropped
+				log.Warn("NATS", "url", f.natsURL, "err", err)
+			}
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("lost the connection to NATS; reconnecting", "url", f.natsURL, "err", err)
+			}
+		}))
+	nc, err := nats.Connect(f.natsURL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
+	}
+	return newClient(nc, w, f.timeout), nil
 }
 
 // tools is the process layer this binary installs; withTest adds the test
@@ -106,9 +143,12 @@ func tools(withTest bool, userFile string) (*executor.Registry, error) {
 
 // embedded is an engine host on an embedded server, in this process.
 type embedded struct {
-	srv  *step.Embedded
-	nc   *nats.Conn
-	host *commands.Host
+	srv     *step.Embedded
+	nc      *nats.Conn
+	host    *commands.Host
+	release func() error // the data directory's lock
+	// hostName is the name the host commits under.
+	hostName string
 }
 
 // hostOptions configure a host started by this binary.
@@ -117,7 +157,8 @@ type hostOptions struct {
 	listen    string // embedded server listener, "" for none
 	sync      string
 	replicas  int
-	hostName  string
+	hostName  string // "" for the data directory's identity (see hostIdentity)
+	hostFlag  bool   // hostName came from --host: stored as the identity if there is none yet, warned about if it differs
 	log       *slog.Logger
 	testTools bool
 	limits    stepLimits
@@ -126,11 +167,15 @@ type hostOptions struct {
 // startEmbedded starts a server on <data>/nats and a host with its state in
 // <data>/state.
 func startEmbedded(ctx context.Context, o hostOptions) (*embedded, error) {
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	release, err := claim(&o)
 	if err != nil {
 		return nil, err
 	}
-	e := &embedded{srv: srv}
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	if err != nil {
+		return nil, errors.Join(err, release())
+	}
+	e := &embedded{srv: srv, release: release, hostName: o.hostName}
 	if e.nc, err = srv.Connect(); err != nil {
 		e.close()
 		return nil, err
@@ -151,7 +196,28 @@ func (e *embedded) close() error {
 		e.nc.Close()
 	}
 	e.srv.Shutdown()
-	return err
+	return errors.Join(err, e.release())
+}
+
+// claim takes o's data directory for this process (its lock) and settles
+// the name the host commits under (o.hostName: the directory's identity
+// unless set). release lets the directory go.
+func claim(o *hostOptions) (release func() error, err error) {
+	if release, err = lockData(o.dataDir); err != nil {
+		return nil, err
+	}
+	if o.hostName != "" && !o.hostFlag {
+		return release, nil // a name of the binary's own (demo, verify): not the directory's
+	}
+	name, note, err := hostIdentity(o.dataDir, o.hostName)
+	if err != nil {
+		return nil, errors.Join(err, release())
+	}
+	if note != "" && o.log != nil {
+		o.log.Warn(note)
+	}
+	o.hostName = name
+	return release, nil
 }
 
 // startHost starts an engine host on nc with its state under o.dataDir.
@@ -189,16 +255,16 @@ type backend struct {
 // at --nats, or an embedded engine on --data.
 func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error) {
 	if f.natsURL != "" {
-		nc, err := f.dial()
+		c, err := f.dialClient(log)
 		if err != nil {
 			return nil, err
 		}
-		return &backend{api: &client{nc: nc}, close: func() error { nc.Close(); return nil }}, nil
+		return &backend{api: c, close: func() error { c.nc.Close(); return nil }}, nil
 	}
 	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, hostName: defaultHostName(), log: log})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
@@ -213,9 +279,4 @@ func (f *connFlags) with(ctx context.Context, stderr io.Writer, fn func(api engi
 	}
 	defer b.close()
 	return fn(b.api)
-}
-
-func defaultHostName() string {
-	h, _ := os.Hostname()
-	return fmt.Sprintf("%s-%d", h, os.Getpid())
 }

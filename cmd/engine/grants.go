@@ -13,7 +13,7 @@ import (
 func runGrants(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("grants", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	project := fs.String("project", "", "only this project's grants")
 	as := fs.String("as", defaultPrincipal(), "who revokes (recorded)")
 	asJSON := fs.Bool("json", false, "print JSON")

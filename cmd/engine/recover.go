@@ -14,7 +14,7 @@ import (
 func runRecover(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recover", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 func runRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("runs", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -53,7 +53,7 @@ func readScript(r io.Reader, name string) ([]scriptLine, error) {
 func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	script := fs.String("script", "", "the script: one JSON line per step, {\"calls\":[{\"id\":…,\"tool\":…,\"args\":{…}}]}")
 	location := fs.String("location", ".", "the run's workspace root")
 	agent := fs.String("agent", "build", "the agent whose rules apply")

@@ -21,7 +21,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	listen := fs.String("listen", "127.0.0.1:4222", "address of the embedded server's listener for other processes (\"\" for none)")
 	replicas := fs.Int("replicas", 1, "stream replicas (3 on a cluster)")
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
-	hostName := fs.String("host", defaultHostName(), "this host's name in its commits (a restarted host recovers what it left in doubt under the same name)")
+	hostName := fs.String("host", "", "this host's name in its commits; default the data directory's identity (DATA/host.json, made on the first start), so a restarted host recovers what it left in doubt")
 	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
 	var limits stepLimits
 	limits.register(fs)
@@ -29,7 +29,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := logger(stderr)
-	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, log: log, testTools: *testTools, limits: limits}
+	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits}
 
 	var (
 		nc    *nats.Conn
@@ -38,21 +38,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		where = cf.natsURL
 	)
 	if cf.natsURL != "" {
-		var err error
-		if nc, err = cf.dial(); err != nil {
+		release, err := claim(&opts) // the checkpoints are in --data
+		if err != nil {
 			return err
+		}
+		if nc, err = cf.dial(); err != nil {
+			return errors.Join(err, release())
 		}
 		if host, err = startHost(ctx, nc, opts); err != nil {
 			nc.Close()
-			return err
+			return errors.Join(err, release())
 		}
-		stop = func() error { err := host.Close(); nc.Close(); return err }
+		stop = func() error { err := host.Close(); nc.Close(); return errors.Join(err, release()) }
 	} else {
 		e, err := startEmbedded(ctx, opts)
 		if err != nil {
 			return err
 		}
 		nc, host, stop = e.nc, e.host, e.close
+		opts.hostName = e.hostName
 		where = fmt.Sprintf("%s, data in %s", e.srv.ClientURL(), cf.data)
 		if e.srv.ClientURL() == "" {
 			where = "no listener (in-process only), data in " + cf.data
@@ -64,7 +68,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return errors.Join(err, stop())
 	}
-	fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", where, *hostName)
+	fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", where, opts.hostName)
 
 	// The long-running parts are actors of one group: the first to stop
 	// (a signal, the service failing, the projector failing) stops them all.

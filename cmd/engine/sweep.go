@@ -11,7 +11,7 @@ import (
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

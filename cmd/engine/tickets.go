@@ -15,7 +15,7 @@ import (
 func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tickets", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	run := fs.String("run", "", "only this run's tickets")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
@@ -54,7 +54,7 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("approve", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	always := fs.Bool("always", false, "also save the approval for the project")
 	as := fs.String("as", defaultPrincipal(), "who approves (recorded)")
 	answers := fs.String("answers", "", "the answers to an input ticket (JSON)")
@@ -81,7 +81,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("reject", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	msg := fs.String("m", "", "feedback for the model; without it the run ends declined")
 	as := fs.String("as", defaultPrincipal(), "who rejects (recorded)")
 	if err := parse(fs, args); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/projection"
@@ -21,7 +22,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: defaultHostName(), log: logger(stderr)})
+	// A name of its own, not the directory's: verify settles nothing a
+	// killed host left in doubt (a restart of that host does).
+	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: fmt.Sprintf("verify-%d", os.Getpid()), log: logger(stderr)})
 	if err != nil {
 		return err
 	}

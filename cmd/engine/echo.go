@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// The echoes of requests sent more than once (see echoFunc): each looks the
+// request's effect up in the engine and decides from what is recorded, never
+// from an error's text.
+
+// submitEcho: a conflict answering a copy of a submit is the engine saying
+// the step is there with these calls and not final — an earlier copy is
+// executing it (or its host died and its restart settles it): keep waiting,
+// unless the step waits only for humans (its outcome is its tickets). A
+// step recorded with other calls is the conflict it says.
+func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOutcome) echoFunc {
+	return func(ctx context.Context, answer *commands.Error) (bool, error) {
+		if !errors.Is(answer, commands.ErrConflict) {
+			return true, answer
+		}
+		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run})
+		if err != nil {
+			return true, errors.Join(answer, err)
+		}
+		s := r.Step(req.Step)
+		if s == nil || !sameCallIDs(s, req.Calls) {
+			return true, answer
+		}
+		if s.Final || !waitsForHumans(r, s) {
+			return false, nil // a later copy gets the recorded outcome
+		}
+		pending, err := c.Tickets(ctx, commands.TicketsRequest{Run: req.Run})
+		if err != nil {
+			return true, errors.Join(answer, err)
+		}
+		*out = commands.StepOutcome{Run: req.Run, Step: req.Step, Results: []commands.CallResult{}}
+		for _, t := range pending {
+			if t.Step == req.Step {
+				out.Tickets = append(out.Tickets, t)
+			}
+		}
+		return true, nil
+	}
+}
+
+// replyEcho: "ticket resolved" answering a copy of a reply is success when
+// the recorded resolution is this reply (the same reply by the same
+// principal, not a cascade), with the step's outcome once it is final.
+// Client.Reply names the ticket's run in the request for this.
+func (c *client) replyEcho(req commands.ReplyRequest, out *commands.ReplyResult) echoFunc {
+	return func(ctx context.Context, answer *commands.Error) (bool, error) {
+		if !errors.Is(answer, commands.ErrTicketResolved) {
+			return true, answer
+		}
+		if req.Run == "" { // the ticket was not pending when the reply was sent
+			return true, answer
+		}
+		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run})
+		if err != nil {
+			return true, errors.Join(answer, err)
+		}
+		t := r.Ticket(req.Ticket)
+		if t == nil || t.Resolution == nil || t.Resolution.Reply != req.Reply || t.Resolution.Principal != req.Principal || t.Resolution.By != "" {
+			return true, answer // someone else's answer
+		}
+		*out = commands.ReplyResult{Ticket: req.Ticket, Run: req.Run, Step: t.Step, Approved: t.Resolution.Approved}
+		s := r.Step(t.Step)
+		switch {
+		case s != nil && s.Final:
+			if out.Outcome, err = c.AwaitStep(ctx, commands.AwaitRequest{Run: req.Run, Step: t.Step}); err != nil {
+				return true, err
+			}
+			return true, nil
+		case s != nil && waitsForHumans(r, s):
+			return true, nil // final once the other tickets are answered
+		}
+		return false, nil // the approved call runs: its answer comes
+	}
+}
+
+// endEcho: "run not active" answering a copy of an end is the run ended,
+// by an earlier copy or otherwise: its summary is the answer.
+func (c *client) endEcho(req commands.EndRunRequest, out *commands.RunSummary) echoFunc {
+	return func(ctx context.Context, answer *commands.Error) (bool, error) {
+		if !errors.Is(answer, commands.ErrRunNotActive) {
+			return true, answer
+		}
+		runs, err := c.Runs(ctx)
+		if err != nil {
+			return true, errors.Join(answer, err)
+		}
+		for _, s := range runs {
+			if s.ID == req.Run {
+				*out = s
+				return true, nil
+			}
+		}
+		return true, answer
+	}
+}
+
+// sameCallIDs reports whether a recorded step holds the submitted calls
+// (ids and tools, in order).
+func sameCallIDs(s *projection.Step, calls []commands.CallRequest) bool {
+	if len(s.Calls) != len(calls) {
+		return false
+	}
+	for i := range calls {
+		if s.Calls[i].ID != calls[i].ID || s.Calls[i].Tool != calls[i].Tool {
+			return false
+		}
+	}
+	return true
+}
+
+// waitsForHumans reports whether a step that is not final has nothing to
+// wait for but answers to its tickets: every call has its result or a
+// pending ticket.
+func waitsForHumans(r *projection.Run, s *projection.Step) bool {
+	pending := false
+	for i := range s.Calls {
+		call := &s.Calls[i]
+		if call.Terminal() {
+			continue
+		}
+		t := r.Ticket(call.Ticket)
+		if t == nil || !t.Pending() {
+			return false
+		}
+		pending = true
+	}
+	return pending
+}
