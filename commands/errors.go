@@ -40,6 +40,10 @@ var (
 	// ErrAwaitTimeout means the awaited step was not final within the
 	// request's timeout; nothing changed: ask again.
 	ErrAwaitTimeout = errors.New("await timed out")
+	// ErrUnavailable means the host that got the request is stopping and did
+	// not act on it: send it again (another host, or this one restarted,
+	// answers).
+	ErrUnavailable = errors.New("engine is stopping")
 )
 
 // Stable error codes of the API.
@@ -56,6 +60,7 @@ const (
 	CodeTicketKind     = "ticket_kind"
 	CodeGrantNotFound  = "grant_not_found"
 	CodeAwaitTimeout   = "await_timeout"
+	CodeUnavailable    = "unavailable"
 	CodeInternal       = "internal"
 )
 
@@ -86,6 +91,8 @@ func sentinel(code string) error {
 		return ErrGrantNotFound
 	case CodeAwaitTimeout:
 		return ErrAwaitTimeout
+	case CodeUnavailable:
+		return ErrUnavailable
 	}
 	return nil
 }
@@ -110,7 +117,7 @@ func Code(err error) string {
 		return CodeInvalidInput
 	}
 	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
-		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout} {
+		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout, CodeUnavailable} {
 		if errors.Is(err, sentinel(code)) {
 			return code
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
 )
@@ -17,20 +18,20 @@ import (
 // (await_timeout) or when the service stops (ctx). Any number of waiters
 // therefore leave every endpoint — first the reply that releases them —
 // free. wg counts the waiters still to be answered.
-func startAwait(ctx context.Context, req micro.Request, w commands.StepWatcher, wg *sync.WaitGroup, log *slog.Logger) {
+func startAwait(ctx context.Context, nc *nats.Conn, req micro.Request, w commands.StepWatcher, wg *sync.WaitGroup, log *slog.Logger) {
 	areq, err := decodeRequest[commands.AwaitRequest](req.Data())
 	if err != nil {
-		answer(req, nil, err, log)
+		answer(nc, req, nil, err, log)
 		return
 	}
 	wg.Add(1)
 	w.WatchStep(ctx, areq, func(out *commands.StepOutcome, err error) {
 		defer wg.Done()
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // not worth a log line per waiter
-			_ = req.Error(commands.CodeInternal, "engine is stopping: await the step again", nil)
+			stopping(nc, req, log)
 			return
 		}
-		answer(req, out, err, log)
+		answer(nc, req, out, err, log)
 	})
 }
 

@@ -189,6 +189,11 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 			}
 			if code := m.Header.Get(micro.ErrorCodeHeader); code != "" {
 				answer := &commands.Error{Code: code, Message: m.Header.Get(micro.ErrorHeader)}
+				if code == commands.CodeUnavailable && resend { // a stopping host acted on nothing
+					why = answer.Message
+					timer.Reset(min(noRespondersFirst<<min(sends-1, 10), noRespondersLimit))
+					continue
+				}
 				if sends == 1 || echo == nil {
 					return answer
 				}

@@ -125,15 +125,15 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 	var wg sync.WaitGroup
 	watcher, watches := api.(commands.StepWatcher)
 	for name, ep := range endpoints() {
-		serve := func(req micro.Request) { respond(ctx, req, api, ep, log) }
+		serve := func(req micro.Request) { respond(ctx, nc, req, api, ep, log) }
 		if name == epAwait && watches {
-			serve = func(req micro.Request) { startAwait(ctx, req, watcher, &wg, log) }
+			serve = func(req micro.Request) { startAwait(ctx, nc, req, watcher, &wg, log) }
 		}
 		h := micro.HandlerFunc(func(req micro.Request) {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				_ = req.Error(commands.CodeInternal, "engine is stopping", nil)
+				stopping(nc, req, log)
 				return
 			}
 			wg.Go(func() {
@@ -158,24 +158,39 @@ func serveAPI(ctx context.Context, nc *nats.Conn, api engineAPI, version string,
 	}, nil
 }
 
-func respond(ctx context.Context, req micro.Request, api engineAPI, ep endpoint, log *slog.Logger) {
+func respond(ctx context.Context, nc *nats.Conn, req micro.Request, api engineAPI, ep endpoint, log *slog.Logger) {
 	resp, err := ep(ctx, api, req.Data())
-	answer(req, resp, err, log)
+	answer(nc, req, resp, err, log)
 }
 
-// answer sends resp, or err as a service error with its stable code.
-func answer(req micro.Request, resp any, err error, log *slog.Logger) {
+// answer sends resp, or err as a service error with its stable code, to
+// req's reply subject. It publishes on nc rather than through req's own
+// Respond and Error: those record the outcome in req for the service's
+// statistics, which micro reads as soon as the handler returns — while the
+// answer of a request handled on its own goroutine may still be on its way
+// (a data race). The statistics therefore count requests, not errors.
+func answer(nc *nats.Conn, req micro.Request, resp any, err error, log *slog.Logger) {
+	msg := &nats.Msg{Subject: req.Reply()}
 	if err != nil {
 		code := commands.Code(err)
 		if code == commands.CodeInternal {
 			log.Error("request failed", "subject", req.Subject(), "err", err)
 		}
-		if rerr := req.Error(code, err.Error(), nil); rerr != nil {
-			log.Warn("could not send an error response", "subject", req.Subject(), "err", rerr)
-		}
-		return
+		msg.Header = nats.Header{micro.ErrorHeader: []string{err.Error()}, micro.ErrorCodeHeader: []string{code}}
+	} else if msg.Data, err = json.Marshal(resp); err != nil {
+		log.Error("could not encode a response", "subject", req.Subject(), "err", err)
+		msg.Header = nats.Header{micro.ErrorHeader: []string{"encode response: " + err.Error()}, micro.ErrorCodeHeader: []string{commands.CodeInternal}}
 	}
-	if rerr := req.RespondJSON(resp); rerr != nil {
-		log.Warn("could not send a response", "subject", req.Subject(), "err", rerr)
+	if msg.Subject == "" {
+		return // a publish without a reply subject: nobody to answer
 	}
+	if perr := nc.PublishMsg(msg); perr != nil {
+		log.Warn("could not send a response", "subject", req.Subject(), "err", perr)
+	}
+}
+
+// stopping is the answer of a host that is stopping to a request it did not
+// act on; clients send such a request again.
+func stopping(nc *nats.Conn, req micro.Request, log *slog.Logger) {
+	answer(nc, req, nil, fmt.Errorf("%w: send the request again", commands.ErrUnavailable), log)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,8 +223,8 @@ func TestStoppingServiceAnswersItsWaiters(t *testing.T) {
 	for range waiters {
 		select {
 		case m := <-replies:
-			if got := m.Header.Get(micro.ErrorHeader); !strings.Contains(got, "engine is stopping") {
-				t.Fatalf("a waiter of a stopped service got %q %q, want engine is stopping", got, m.Data)
+			if got := m.Header.Get(micro.ErrorCodeHeader); got != commands.CodeUnavailable {
+				t.Fatalf("a waiter of a stopped service got code %q (%q %q), want %s", got, m.Header.Get(micro.ErrorHeader), m.Data, commands.CodeUnavailable)
 			}
 		case <-ctx.Done():
 			t.Fatal("a waiter of a stopped service was not answered")
