@@ -52,6 +52,7 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 	if run == "" || (req.Run != "" && req.Run != run) {
 		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
 	}
+	rechecked := false
 	for attempt := 0; ; attempt++ {
 		res, grantProject, err := e.replyOnce(ctx, run, req)
 		if errors.Is(err, step.ErrConflict) && attempt < 3 {
@@ -59,6 +60,13 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 				return nil, rerr
 			}
 			continue // validate again: another host may have answered it
+		}
+		if err != nil && !rechecked {
+			rechecked = true
+			var again bool
+			if again, err = e.recheck(ctx, run, err); again {
+				continue // issued, or made to await, by a commit this host had not folded
+			}
 		}
 		if err != nil {
 			return nil, err

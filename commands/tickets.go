@@ -101,6 +101,9 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := e.syncReads(ctx, req.Run); err != nil {
+		return nil, err
+	}
 	byRun := map[string][]string{}
 	for id, run := range e.proj.Pending() {
 		if req.Run == "" || run == req.Run {
@@ -127,7 +130,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 // that finished it arrived: the projection follows every host's commits.
 func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
 	e.known(ctx, req.Run)
-	for {
+	for caught := false; ; {
 		changed := e.proj.Changed()
 		var (
 			out    *StepOutcome
@@ -142,6 +145,16 @@ func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome,
 			}
 		}); err != nil {
 			return nil, err
+		}
+		if out == nil && !caught { // finished, or begun, by a commit this host has not folded yet?
+			caught = true
+			again, err := e.catchUp(ctx, req.Run)
+			if err != nil {
+				return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, err)
+			}
+			if again {
+				continue
+			}
 		}
 		switch {
 		case out != nil:

@@ -1,0 +1,153 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// A host that is asked about a run first catches up at least as far as the
+// asking client has seen. The client carries nothing: whatever it has seen
+// was committed before it was answered, so it is in the log when the request
+// arrives here, and the log says where to look.
+//
+//   - Writes need nothing up front. A host that decides against an old state
+//     commits with an old expectation of the run's last sequence, the server
+//     refuses it, and the host refreshes the run and decides again.
+//   - A refusal commits nothing, so nothing would catch it: before refusing
+//     anything about a run (unknown run, step out of order, step not final,
+//     ticket not found, run not awaiting, …) the host reads the run's tail
+//     (direct gets on its subject, one round trip when there is nothing new)
+//     and decides again when there was something.
+//   - A read of one run reads the run's tail first; a read across runs syncs
+//     the projection to the stream's last sequence.
+//
+// The single host's happy path pays nothing: its submissions are decided
+// against the run as it last committed it, and commit at once.
+
+// catchUp folds the commits of run this host has not folded yet and reports
+// whether there were any. A run the projection does not hold is looked for
+// in the whole stream (its start may need commits of other subjects, such as
+// a registration). The caller holds no view.
+func (e *Engine) catchUp(ctx context.Context, run string) (bool, error) {
+	if !events.ValidID(run) {
+		return false, nil
+	}
+	var last uint64
+	err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
+	if errors.Is(err, ErrRunNotFound) {
+		if err := e.proj.Sync(ctx, e.log); err != nil {
+			return false, fmt.Errorf("catch up with run %s: %w", run, err)
+		}
+		return e.viewRun(run, func(*projection.Run) {}) == nil, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	n, err := e.foldTail(ctx, run, last)
+	if err != nil {
+		return false, fmt.Errorf("catch up with run %s: %w", run, err)
+	}
+	return n > 0, nil
+}
+
+// foldTail folds the commits of run after stream sequence after, read from
+// the run's subject (one round trip when there are none), and returns how
+// many there were. Folded ahead of the follower, they may rest on commits of
+// other subjects it has not folded yet (the registration of a tool the run
+// advertised, a grant): foldTail waits until it has, so no decision here
+// sees the run newer than the registry.
+func (e *Engine) foldTail(ctx context.Context, run string, after uint64) (int, error) {
+	tail, err := e.log.ReadRun(ctx, run, after)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range tail {
+		if err := e.proj.ApplyOwn(s.Seq, s.Commit); err != nil {
+			return 0, err
+		}
+	}
+	if len(tail) > 0 {
+		if err := e.proj.SyncTo(ctx, tail[len(tail)-1].Seq); err != nil {
+			return 0, err
+		}
+	}
+	return len(tail), nil
+}
+
+// recheck is what a handler does before it returns refusal about run: it
+// catches up with the run (and, for a refusal that depends on the registry,
+// with the whole stream) and reports whether to decide again. When catching
+// up fails the answer is unknown: the error says so and carries no
+// refusal's code.
+func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, error) {
+	switch Code(refusal) {
+	case CodeInternal, CodeInvalidInput, CodeRunNotActive, CodeTicketExpired, CodeTicketKind:
+		return false, refusal // the log cannot change it: an end absorbs, a deadline passed stays passed
+	}
+	again, err := e.catchUp(ctx, run)
+	if err == nil && errors.Is(refusal, ErrTicketStale) {
+		before := e.proj.RegistryVersion()
+		err = e.proj.Sync(ctx, e.log)
+		again = again || e.proj.RegistryVersion() != before
+	}
+	if err != nil {
+		return false, fmt.Errorf("%v; catching up with the log to be sure failed: %w", refusal, err)
+	}
+	return again, refusal
+}
+
+// syncAll makes every commit made before the call visible here: a read
+// across runs (lists of runs and tickets) answers as of now.
+func (e *Engine) syncAll(ctx context.Context) error {
+	if err := e.proj.Sync(ctx, e.log); err != nil {
+		return fmt.Errorf("catch up with the log: %w", err)
+	}
+	return nil
+}
+
+// maxRaceRetries bounds how often a submission is decided again after its
+// commit lost the race to another commit of the run that left the step
+// still to be committed.
+const maxRaceRetries = 3
+
+// planAgain is plan after it refused req: when the run has commits this host
+// had not folded, the step is decided again against them.
+func (e *Engine) planAgain(ctx context.Context, req SubmitStepRequest, refusal error) (*plan, *StepOutcome, error) {
+	again, err := e.recheck(ctx, req.Run, refusal)
+	if !again {
+		return nil, nil, err
+	}
+	return e.plan(req)
+}
+
+// syncReads makes a read answer as of now: the tail of run when one is
+// named (a run the stream does not hold is then simply not found), else
+// every run.
+func (e *Engine) syncReads(ctx context.Context, run string) error {
+	if run == "" {
+		return e.syncAll(ctx)
+	}
+	_, err := e.catchUp(ctx, run)
+	return err
+}
+
+// raced calls fn, a command that commits to run, and calls it again after
+// catching up with the run when its commit lost the race (another host
+// committed to the run meanwhile, or this host had not folded that commit
+// yet), a few times at most.
+func raced[T any](ctx context.Context, e *Engine, run string, fn func() (*T, error)) (*T, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := fn()
+		if !errors.Is(err, step.ErrConflict) || attempt == maxRaceRetries {
+			return out, err
+		}
+		if _, cerr := e.catchUp(ctx, run); cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
+	}
+}

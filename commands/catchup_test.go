@@ -1,0 +1,266 @@
+package commands_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step/steptest"
+)
+
+// startBehind starts a host whose projector never looks at the stream on its
+// own (it polls once an hour, and its sweeper too): it sees other hosts'
+// commits only when it asks for them, so it is behind whenever a test wants
+// it to be.
+func startBehind(t *testing.T, s *steptest.Server, reg *executor.Registry, host string) *commands.Host {
+	t.Helper()
+	ctx := ctxT(t)
+	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir(), Engine: commands.Config{Host: host},
+		Projector: projection.Options{PollInterval: time.Hour}, SweepInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = h.Proj.Sync(ctx, h.Log) // Close would wait for a poll that never comes
+		if err := h.Close(); err != nil {
+			t.Errorf("close host %s: %v", host, err)
+		}
+	})
+	return h
+}
+
+// syncNow makes h fold everything committed so far.
+func syncNow(t *testing.T, h *commands.Host) {
+	t.Helper()
+	if err := h.Proj.Sync(ctxT(t), h.Log); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func echoFx(n int) []commands.CallRequest {
+	return []commands.CallRequest{call(fmt.Sprintf("c%d", n), "echo_fx", text{fmt.Sprintf("step %d", n)})}
+}
+
+// Consecutive steps alternate between a host that is up to date and one that
+// is behind: each lands on a host that has not folded the step before it
+// (committed and answered by the other a moment ago), and each succeeds —
+// and so does ending the run on the host that is behind.
+func TestStepOnTheHostThatIsBehind(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startHost(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	info, err := ha.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, hb) // hb knows the run, then falls behind
+	for n := 1; n <= 10; n++ {
+		h := ha
+		if n%2 == 0 {
+			h = hb
+		}
+		out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: echoFx(n)})
+		if err != nil {
+			t.Fatalf("step %d: %v", n, err)
+		}
+		if want := fmt.Sprintf("step %d", n); !out.Final || out.Results[0].Content != want {
+			t.Fatalf("step %d: %+v, want final with %q", n, out, want)
+		}
+	}
+	if _, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 11, Calls: echoFx(11)}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := hb.EndRun(ctx, commands.EndRunRequest{Run: info.Run})
+	if err != nil {
+		t.Fatalf("end the run on the host that is behind: %v", err)
+	}
+	if sum.Steps != 11 || sum.Status != projection.StatusEnded {
+		t.Errorf("ended run: %+v, want 11 steps, ended", sum)
+	}
+}
+
+// The host that is behind has folded everything but a catalogue commit made
+// on the other host: it decides the next step, its commit loses the race to
+// that catalogue, and it decides again and commits instead of answering
+// conflict.
+func TestStepThatLosesTheRaceToAnotherCommitOfTheRun(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startHost(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	info, err := ha.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: echoFx(1)}); err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, hb)
+	lint := lintTool(t, "v1")
+	if _, err := ha.RegisterTools(ctx, commands.RegisterRequest{Scope: "plugin-a", Tools: []descriptor.Descriptor{lint.Descriptor()}}); err != nil {
+		t.Fatal(err)
+	}
+	ha.Install("plugin-a", lint)
+	hb.Install("plugin-a", lint)
+	if cat := catalogOf(t, ha, info.Run); cat["lint"] == "" {
+		t.Fatalf("catalogue after the registration: %v, want lint", cat)
+	}
+	out, err := hb.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 2,
+		Calls: []commands.CallRequest{call("l", "lint", text{"."}), echoFx(2)[0]}})
+	if err != nil {
+		t.Fatalf("step 2 on the host that had not folded the catalogue: %v", err)
+	}
+	if got := results(out); !cmp.Equal(got, []string{"l: linted by v1", "c2: step 2"}) {
+		t.Errorf("step 2: %q, want the lint the catalogue advertised and the echo", got)
+	}
+}
+
+// Tickets and replies move between two hosts that are both behind: a
+// ticket issued on one is answered on the other, which has folded only the
+// step's decide commit, or nothing of the step; the next step goes to the
+// host that issued the ticket but has not folded the reply. Every request
+// takes effect.
+func TestReplyOnTheHostThatIsBehind(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startBehind(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	run, out := awaiting(t, ha, "p1", call("a", "count_fx", text{"ask me"}), call("b", "count_fx", text{"plain"}))
+	if len(out.Tickets) != 1 {
+		t.Fatalf("step 1: %+v, want one ticket", out)
+	}
+	stored, err := ha.Log.ReadRun(ctx, run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 3 {
+		t.Fatalf("run holds %d commits, want start, decide and settle", len(stored))
+	}
+	for _, c := range stored[:2] { // hb folds the start and the decide, not the settle
+		if err := hb.Proj.ApplyOwn(c.Seq, c.Commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := hb.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Principal: "ops"})
+	if err != nil {
+		t.Fatalf("reply on the host that had not folded the settle: %v", err)
+	}
+	if res.Outcome == nil || !cmp.Equal(results(res.Outcome), []string{"a: ask me", "b: plain"}) {
+		t.Errorf("reply outcome: %+v, want the step final with both results", res.Outcome)
+	}
+
+	// Step 2 asks again on ha; hb has folded none of it.
+	out, err = ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: 2,
+		Calls: []commands.CallRequest{call("c", "count_fx", text{"ask again"})}})
+	if err != nil || len(out.Tickets) != 1 {
+		t.Fatalf("step 2: %+v, %v; want one ticket", out, err)
+	}
+	if res, err = hb.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Run: run, Reply: "once", Principal: "ops"}); err != nil {
+		t.Fatalf("reply to a ticket the host had not folded: %v", err)
+	}
+	if res.Outcome == nil || !cmp.Equal(results(res.Outcome), []string{"c: ask again"}) {
+		t.Errorf("reply outcome: %+v", res.Outcome)
+	}
+	o, err := ha.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: 2})
+	if err != nil || !cmp.Equal(results(o), []string{"c: ask again"}) {
+		t.Errorf("await step 2 on a: %+v, %v", o, err)
+	}
+	if _, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: 3, Calls: echoFx(3)}); err != nil {
+		t.Errorf("step 3 on a: %v", err)
+	}
+}
+
+// await_step, show, tickets and the runs list on the host that is behind
+// answer with what the other host committed a moment ago.
+func TestReadsOnTheHostThatIsBehind(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startHost(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	run, _ := awaiting(t, ha, "p1", call("a", "count_fx", text{"ask me"}))
+	syncNow(t, hb)
+
+	// The ticket is answered on ha and step 2 asks: hb has folded neither.
+	pending, err := ha.Tickets(ctx, commands.TicketsRequest{Run: run})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("tickets on a: %v, %v", pending, err)
+	}
+	if _, err := ha.Reply(ctx, commands.ReplyRequest{Ticket: pending[0].ID, Reply: "once", Principal: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := hb.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: 1})
+	if err != nil || !o.Final || o.Results[0].Content != "ask me" {
+		t.Fatalf("await step 1 on b: %+v, %v; want it final", o, err)
+	}
+	if _, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: 2,
+		Calls: []commands.CallRequest{call("c", "count_fx", text{"ask again"})}}); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := awaiting(t, ha, "p2", call("d", "count_fx", text{"ask elsewhere"}))
+
+	want, err := ha.Show(ctx, commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := hb.Show(ctx, commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("show on b differs from a (-a +b):\n%s", d)
+	}
+	for _, req := range []commands.TicketsRequest{{Run: run}, {Run: other}, {}} {
+		want, err := ha.Tickets(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := hb.Tickets(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" || len(got) == 0 {
+			t.Errorf("tickets %+v on b differ from a (-a +b):\n%s", req, d)
+		}
+	}
+	wantRuns, err := ha.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotRuns, err := hb.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(wantRuns, gotRuns); d != "" {
+		t.Errorf("runs on b differ from a (-a +b):\n%s", d)
+	}
+
+	// Await a step hb has not folded: it is there, and it waits.
+	waited := make(chan error, 1)
+	go func() {
+		o, err := hb.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: 2})
+		if err == nil && (!o.Final || o.Results[0].Content != "ask again") {
+			err = fmt.Errorf("await step 2 on b: %+v, want it final", o)
+		}
+		waited <- err
+	}()
+	pending, err = ha.Tickets(ctx, commands.TicketsRequest{Run: run})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("tickets on a: %v, %v", pending, err)
+	}
+	if _, err := ha.Reply(ctx, commands.ReplyRequest{Ticket: pending[0].ID, Reply: "once", Principal: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil {
+		t.Error(err)
+	}
+}
