@@ -20,11 +20,11 @@ import (
 //     refuses it, and the host refreshes the run and decides again.
 //   - A refusal commits nothing, so nothing would catch it: before refusing
 //     anything about a run (unknown run, step out of order, step not final,
-//     ticket not found, run not awaiting, …) the host reads the run's tail
-//     (direct gets on its subject, one round trip when there is nothing new)
-//     and decides again when there was something.
-//   - A read of one run reads the run's tail first; a read across runs syncs
-//     the projection to the stream's last sequence.
+//     ticket not found, …) the host looks up the run subject's last sequence
+//     (one direct get), and when the log holds more of the run than the
+//     projection, syncs the projection that far and decides again.
+//   - A read of one run does the same first; a read across runs syncs the
+//     projection to the stream's last sequence.
 //
 // The single host's happy path pays nothing: its submissions are decided
 // against the run as it last committed it, and commit at once.
@@ -48,35 +48,29 @@ func (e *Engine) catchUp(ctx context.Context, run string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	n, err := e.foldTail(ctx, run, last)
+	again, err := e.syncRun(ctx, run, last)
 	if err != nil {
 		return false, fmt.Errorf("catch up with run %s: %w", run, err)
 	}
-	return n > 0, nil
+	return again, nil
 }
 
-// foldTail folds the commits of run after stream sequence after, read from
-// the run's subject (one round trip when there are none), and returns how
-// many there were. Folded ahead of the follower, they may rest on commits of
-// other subjects it has not folded yet (the registration of a tool the run
-// advertised, a grant): foldTail waits until it has, so no decision here
-// sees the run newer than the registry.
-func (e *Engine) foldTail(ctx context.Context, run string, after uint64) (int, error) {
-	tail, err := e.log.ReadRun(ctx, run, after)
-	if err != nil {
-		return 0, err
+// syncRun brings run up to date here when the log holds commits of it after
+// stream sequence after, and returns whether it did. One direct get on the
+// run's subject says (one round trip when there are none); the follower then
+// folds, in stream order, everything up to the run's last commit — so the
+// registrations, grants and revocations committed before it on other
+// subjects are folded too, and no decision here sees the run newer than
+// them.
+func (e *Engine) syncRun(ctx context.Context, run string, after uint64) (bool, error) {
+	last, err := e.log.SubjectLastSeq(ctx, events.RunSubject(run))
+	if err != nil || last <= after {
+		return false, err
 	}
-	for _, s := range tail {
-		if err := e.proj.ApplyOwn(s.Seq, s.Commit); err != nil {
-			return 0, err
-		}
+	if err := e.proj.SyncTo(ctx, last); err != nil {
+		return false, err
 	}
-	if len(tail) > 0 {
-		if err := e.proj.SyncTo(ctx, tail[len(tail)-1].Seq); err != nil {
-			return 0, err
-		}
-	}
-	return len(tail), nil
+	return true, nil
 }
 
 // recheck is what a handler does before it returns refusal about run: it
