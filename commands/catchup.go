@@ -74,8 +74,7 @@ func (e *Engine) syncRun(ctx context.Context, run string, after uint64) (bool, e
 }
 
 // recheck is what a handler does before it returns refusal about run: it
-// catches up with the run (and, for a refusal that depends on the registry,
-// with the whole stream) and reports whether to decide again. When catching
+// catches up with the run and reports whether to decide again. When catching
 // up fails the answer is unknown: the error says so and carries no
 // refusal's code.
 func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, error) {
@@ -84,11 +83,6 @@ func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, 
 		return false, refusal // the log cannot change it: an end absorbs, a deadline passed stays passed
 	}
 	again, err := e.catchUp(ctx, run)
-	if err == nil && errors.Is(refusal, ErrTicketStale) {
-		before := e.proj.RegistryVersion()
-		err = e.proj.Sync(ctx, e.log)
-		again = again || e.proj.RegistryVersion() != before
-	}
 	if err != nil {
 		return false, fmt.Errorf("%v; catching up with the log to be sure failed: %w", refusal, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step/steptest"
 )
@@ -262,5 +263,42 @@ func TestReadsOnTheHostThatIsBehind(t *testing.T) {
 	}
 	if err := <-waited; err != nil {
 		t.Error(err)
+	}
+}
+
+// The tool of a pending ticket is replaced on one host; the reply lands on a
+// host that has not folded the replacement. It is refused as stale, as on the
+// host that made the replacement, and the old tool never runs for it.
+func TestReplyOnTheHostThatIsBehindTheRegistry(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startHost(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	v1, v2 := lintTool(t, "v1"), lintTool(t, "v2")
+	if _, err := ha.RegisterTools(ctx, commands.RegisterRequest{Scope: "plugin-a", Tools: []descriptor.Descriptor{v1.Descriptor()}}); err != nil {
+		t.Fatal(err)
+	}
+	ha.Install("plugin-a", v1)
+	hb.Install("plugin-a", v1)
+	info, err := ha.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "lint", Resource: "*", Effect: gate.Ask}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
+		Calls: []commands.CallRequest{call("l", "lint", text{"."})}})
+	if err != nil || len(out.Tickets) != 1 {
+		t.Fatalf("lint under an ask rule: %+v, %v; want one ticket", out, err)
+	}
+	syncNow(t, hb)
+	if _, err := ha.RegisterTools(ctx, commands.RegisterRequest{Scope: "plugin-b", Tools: []descriptor.Descriptor{v2.Descriptor()}}); err != nil {
+		t.Fatal(err)
+	}
+	ha.Install("plugin-b", v2)
+	hb.Install("plugin-b", v2)
+	res, err := hb.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Principal: "ops"})
+	if got := commands.Code(err); got != commands.CodeTicketStale {
+		t.Errorf("reply on the host behind the replacement = %+v, %v (code %q), want %q", res, err, got, commands.CodeTicketStale)
 	}
 }
