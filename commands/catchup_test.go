@@ -302,3 +302,34 @@ func TestReplyOnTheHostThatIsBehindTheRegistry(t *testing.T) {
 		t.Errorf("reply on the host behind the replacement = %+v, %v (code %q), want %q", res, err, got, commands.CodeTicketStale)
 	}
 }
+
+// The single host's happy path pays no round trip for catching up: a step
+// sends the server its commits and nothing else.
+func TestHappyPathSendsOnlyItsCommits(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startBehind(t, s, registry(t, &cnt), "a") // nothing else talks to the server
+	ctx := ctxT(t)
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 20
+	n := 0
+	for _, tc := range []struct {
+		tool    string
+		commits int
+	}{{"echo", 1}, {"echo_fx", 2}} {
+		before := s.Conn.Stats().OutMsgs
+		for range steps {
+			n++
+			if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n,
+				Calls: []commands.CallRequest{call("c", tc.tool, text{"x"})}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := s.Conn.Stats().OutMsgs-before, uint64(steps*tc.commits); got != want {
+			t.Errorf("%d steps of %s sent %d messages, want %d: their commits only", steps, tc.tool, got, want)
+		}
+	}
+}
