@@ -17,7 +17,11 @@ import (
 //
 //   - Writes need nothing up front. A host that decides against an old state
 //     commits with an old expectation of the run's last sequence, the server
-//     refuses it, and the host refreshes the run and decides again.
+//     refuses it, and the host catches up with the run and decides again (a
+//     step, a catalogue, an end; a reply validates again).
+//   - A reply is a decision with authority (it runs tools): it syncs the
+//     projection to the stream's last sequence first, so a tool replaced or
+//     a grant revoked on another host a moment ago counts.
 //   - A refusal commits nothing, so nothing would catch it: before refusing
 //     anything about a run (unknown run, step out of order, step not final,
 //     ticket not found, …) the host looks up the run subject's last sequence
@@ -29,8 +33,8 @@ import (
 // The single host's happy path pays nothing: its submissions are decided
 // against the run as it last committed it, and commit at once.
 
-// catchUp folds the commits of run this host has not folded yet and reports
-// whether there were any. A run the projection does not hold is looked for
+// catchUp brings this host's projection of run up to the run's last commit
+// in the log and reports whether that changed anything. A run the projection does not hold is looked for
 // in the whole stream (its start may need commits of other subjects, such as
 // a registration). The caller holds no view.
 func (e *Engine) catchUp(ctx context.Context, run string) (bool, error) {
