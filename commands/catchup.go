@@ -34,63 +34,60 @@ import (
 // against the run as it last committed it, and commit at once.
 
 // catchUp brings this host's projection of run up to the run's last commit
-// in the log and reports whether that changed anything. A run the projection does not hold is looked for
-// in the whole stream (its start may need commits of other subjects, such as
-// a registration). The caller holds no view.
-func (e *Engine) catchUp(ctx context.Context, run string) (bool, error) {
+// in the log. A run the projection does not hold is looked for in the whole
+// stream (its start may need commits of other subjects, such as a
+// registration). The caller holds no view.
+func (e *Engine) catchUp(ctx context.Context, run string) error {
 	if !events.ValidID(run) {
-		return false, nil
+		return nil
 	}
 	var last uint64
 	err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
 	if errors.Is(err, ErrRunNotFound) {
 		if err := e.proj.Sync(ctx, e.log); err != nil {
-			return false, fmt.Errorf("catch up with run %s: %w", run, err)
+			return fmt.Errorf("catch up with run %s: %w", run, err)
 		}
-		return e.viewRun(run, func(*projection.Run) {}) == nil, nil
+		return nil
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	again, err := e.syncRun(ctx, run, last)
-	if err != nil {
-		return false, fmt.Errorf("catch up with run %s: %w", run, err)
+	if err := e.syncRun(ctx, run, last); err != nil {
+		return fmt.Errorf("catch up with run %s: %w", run, err)
 	}
-	return again, nil
+	return nil
 }
 
 // syncRun brings run up to date here when the log holds commits of it after
-// stream sequence after, and returns whether it did. One direct get on the
-// run's subject says (one round trip when there are none); the follower then
-// folds, in stream order, everything up to the run's last commit — so the
-// registrations, grants and revocations committed before it on other
-// subjects are folded too, and no decision here sees the run newer than
-// them.
-func (e *Engine) syncRun(ctx context.Context, run string, after uint64) (bool, error) {
+// stream sequence after. One direct get on the run's subject says (one round
+// trip when there are none); the follower then folds, in stream order,
+// everything up to the run's last commit — so the registrations, grants and
+// revocations committed before it on other subjects are folded too, and no
+// decision here sees the run newer than them.
+func (e *Engine) syncRun(ctx context.Context, run string, after uint64) error {
 	last, err := e.log.SubjectLastSeq(ctx, events.RunSubject(run))
 	if err != nil || last <= after {
-		return false, err
+		return err
 	}
-	if err := e.proj.SyncTo(ctx, last); err != nil {
-		return false, err
-	}
-	return true, nil
+	return e.proj.SyncTo(ctx, last)
 }
 
 // recheck is what a handler does before it returns refusal about run: it
-// catches up with the run and reports whether to decide again. When catching
-// up fails the answer is unknown: the error says so and carries no
+// catches up with the run and reports whether to decide again — always, when
+// the log could change the answer: the follower may have folded what was
+// missing between the refusal and the look at the log, so "nothing new now"
+// does not mean the refusal saw it. Deciding again is in memory. When
+// catching up fails the answer is unknown: the error says so and carries no
 // refusal's code.
 func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, error) {
 	switch Code(refusal) {
 	case CodeInternal, CodeInvalidInput, CodeRunNotActive, CodeTicketExpired, CodeTicketKind:
 		return false, refusal // the log cannot change it: an end absorbs, a deadline passed stays passed
 	}
-	again, err := e.catchUp(ctx, run)
-	if err != nil {
+	if err := e.catchUp(ctx, run); err != nil {
 		return false, fmt.Errorf("%v; catching up with the log to be sure failed: %w", refusal, err)
 	}
-	return again, refusal
+	return true, refusal
 }
 
 // syncAll makes every commit made before the call visible here: a read
@@ -124,8 +121,7 @@ func (e *Engine) syncReads(ctx context.Context, run string) error {
 	if run == "" {
 		return e.syncAll(ctx)
 	}
-	_, err := e.catchUp(ctx, run)
-	return err
+	return e.catchUp(ctx, run)
 }
 
 // raced calls fn, a command that commits to run, and calls it again after
@@ -138,7 +134,7 @@ func raced[T any](ctx context.Context, e *Engine, run string, fn func() (*T, err
 		if !errors.Is(err, step.ErrConflict) || attempt == maxRaceRetries {
 			return out, err
 		}
-		if _, cerr := e.catchUp(ctx, run); cerr != nil {
+		if cerr := e.catchUp(ctx, run); cerr != nil {
 			return nil, errors.Join(err, cerr)
 		}
 	}

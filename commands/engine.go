@@ -132,7 +132,7 @@ func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uin
 // refresh folds the run's commits this host has not seen yet (after losing a
 // commit race); see syncRun.
 func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
-	if _, err := e.syncRun(ctx, run, after); err != nil {
+	if err := e.syncRun(ctx, run, after); err != nil {
 		return fmt.Errorf("refresh run %s: %w", run, err)
 	}
 	return nil

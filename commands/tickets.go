@@ -148,13 +148,10 @@ func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome,
 		}
 		if out == nil && !caught { // finished, or begun, by a commit this host has not folded yet?
 			caught = true
-			again, err := e.catchUp(ctx, req.Run)
-			if err != nil {
+			if err := e.catchUp(ctx, req.Run); err != nil {
 				return nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, err)
 			}
-			if again {
-				continue
-			}
+			continue // look again even if it found nothing: the follower may have folded it meanwhile
 		}
 		switch {
 		case out != nil:
