@@ -74,6 +74,16 @@ func (e *Engine) WatchStep(ctx context.Context, req AwaitRequest, done func(*Ste
 	}
 	e.known(ctx, req.Run)
 	key := awaitKey{run: req.Run, step: req.Step}
+	if out, _, over := e.stepState(key); !over || out == nil {
+		// Finished, or begun, by a commit this host has not folded yet?
+		// Catch up with the run once before refusing or waiting; look
+		// again even if it found nothing (the follower may have folded it
+		// meanwhile).
+		if err := e.catchUp(ctx, req.Run); err != nil {
+			done(nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, err))
+			return
+		}
+	}
 	if out, err, over := e.stepState(key); over {
 		done(out, err)
 		return

@@ -41,6 +41,11 @@ func (e *Engine) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.
 // later calls against what the model was shown.
 func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	e.known(ctx, req.Run)
+	return raced(ctx, e, req.Run, func() (*Catalog, error) { return e.materialize(ctx, req) })
+}
+
+// materialize is Materialize against the run as this host holds it.
+func (e *Engine) materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	held := e.lockRun(req.Run)
 	defer held.unlock()
 	var (

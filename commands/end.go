@@ -20,6 +20,11 @@ func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 		return nil, fmt.Errorf("end run %s: cause %q: want completed, declined, cancelled or failed: %w", req.Run, req.Cause, ErrInvalidRequest)
 	}
 	e.known(ctx, req.Run)
+	return raced(ctx, e, req.Run, func() (*RunSummary, error) { return e.endRun(ctx, req) })
+}
+
+// endRun is EndRun against the run as this host holds it.
+func (e *Engine) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
 	held := e.lockRun(req.Run)
 	defer held.unlock()
 	var (

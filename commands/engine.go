@@ -161,16 +161,10 @@ func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uin
 }
 
 // refresh folds the run's commits this host has not seen yet (after losing a
-// commit race) and returns the run's new last sequence.
+// commit race); see syncRun.
 func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
-	tail, err := e.log.ReadRun(ctx, run, after)
-	if err != nil {
+	if err := e.syncRun(ctx, run, after); err != nil {
 		return fmt.Errorf("refresh run %s: %w", run, err)
-	}
-	for _, s := range tail {
-		if err := e.proj.ApplyFrom(s.Seq, s.Subject, s.Data); err != nil {
-			return fmt.Errorf("refresh run %s: %w", run, err)
-		}
 	}
 	return nil
 }

@@ -12,6 +12,9 @@ func (e *Engine) Runs(ctx context.Context) ([]RunSummary, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := e.syncAll(ctx); err != nil {
+		return nil, err
+	}
 	return e.proj.Runs()
 }
 
@@ -21,7 +24,9 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e.known(ctx, req.Run)
+	if err := e.syncReads(ctx, req.Run); err != nil {
+		return nil, err
+	}
 	var (
 		out *projection.Run
 		err error

@@ -44,14 +44,20 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 	if req.Principal == "" {
 		return nil, fmt.Errorf("reply to %s: who replies is required: %w", req.Ticket, ErrInvalidRequest)
 	}
-	run := e.proj.TicketRun(req.Ticket)
-	if run == "" && events.ValidID(req.Ticket) {
-		_ = e.proj.Sync(ctx, e.log) // issued on another host a moment ago?
-		run = e.proj.TicketRun(req.Ticket)
+	// A reply decides with authority, so against the log as it is now: the
+	// ticket may have been issued, its tool replaced or a grant revoked on
+	// another host a moment ago. Replies come at a person's pace; the sync
+	// costs one round trip.
+	if events.ValidID(req.Ticket) {
+		if err := e.syncAll(ctx); err != nil {
+			return nil, fmt.Errorf("reply to %s: %w", req.Ticket, err)
+		}
 	}
+	run := e.proj.TicketRun(req.Ticket)
 	if run == "" || (req.Run != "" && req.Run != run) {
 		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
 	}
+	rechecked := false
 	for attempt := 0; ; attempt++ {
 		res, grantProject, err := e.replyOnce(ctx, run, req)
 		if errors.Is(err, step.ErrConflict) && attempt < 3 {
@@ -59,6 +65,13 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 				return nil, rerr
 			}
 			continue // validate again: another host may have answered it
+		}
+		if err != nil && !rechecked {
+			rechecked = true
+			var again bool
+			if again, err = e.recheck(ctx, run, err); again {
+				continue // issued, or made to await, by a commit this host had not folded
+			}
 		}
 		if err != nil {
 			return nil, err

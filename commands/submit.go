@@ -30,9 +30,18 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 	defer held.unlock()
 
 	p, recorded, err := e.plan(req)
+	if err != nil {
+		p, recorded, err = e.planAgain(ctx, req, err)
+	}
 	if err != nil || recorded != nil {
 		return recorded, err
 	}
+	return e.submitPlan(ctx, req, p, 0)
+}
+
+// submitPlan executes and commits a decided step; attempt counts the
+// decisions taken again after lost races.
+func (e *Engine) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (*StepOutcome, error) {
 	if err := e.checkBudget(p); err != nil {
 		return nil, err
 	}
@@ -40,14 +49,14 @@ func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOu
 		p.execute(ctx, e)
 		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
 		if _, err := e.commit(ctx, &p.commit, p.last); err != nil {
-			return e.lostRace(ctx, req, p.last, err)
+			return e.lostRace(ctx, req, p.last, attempt, err)
 		}
 		return e.outcome(p)
 	}
 	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	seq, err := e.commit(ctx, decide, p.last)
 	if err != nil {
-		return e.lostRace(ctx, req, p.last, err)
+		return e.lostRace(ctx, req, p.last, attempt, err)
 	}
 	p.execute(ctx, e)
 	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
@@ -72,20 +81,26 @@ func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
 
 // lostRace handles a failed step commit: after a lost race the run is
 // refreshed and the submission decided again against it — the recorded
-// outcome for the same calls, a conflict for others.
-func (e *Engine) lostRace(ctx context.Context, req SubmitStepRequest, last uint64, err error) (*StepOutcome, error) {
+// outcome for the same calls, a conflict for others. When the step is still
+// to be committed (the race was lost to another commit of the run: a
+// catalogue, a reply, the previous step's settle) it is submitted again, a
+// few times at most.
+func (e *Engine) lostRace(ctx context.Context, req SubmitStepRequest, last uint64, attempt int, err error) (*StepOutcome, error) {
 	if !errors.Is(err, step.ErrConflict) {
 		return nil, fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, err)
 	}
 	if rerr := e.refresh(ctx, req.Run, last); rerr != nil {
 		return nil, errors.Join(fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, ErrConflict), rerr)
 	}
-	_, recorded, perr := e.plan(req)
+	p, recorded, perr := e.plan(req)
 	if recorded != nil {
 		return recorded, nil
 	}
 	if perr != nil {
 		return nil, perr
+	}
+	if attempt < maxRaceRetries {
+		return e.submitPlan(ctx, req, p, attempt+1)
 	}
 	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
 }

@@ -109,6 +109,9 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := e.syncReads(ctx, req.Run); err != nil {
+		return nil, err
+	}
 	byRun := map[string][]string{}
 	for id, run := range e.proj.Pending() {
 		if req.Run == "" || run == req.Run {
