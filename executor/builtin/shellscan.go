@@ -1,0 +1,315 @@
+package builtin
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellMaxDepth bounds the nesting of commands that run commands (a wrapper
+// in a wrapper, a `bash -c` string in a `sh -c` string): deeper asks.
+const shellMaxDepth = 6
+
+// shellAnalysis is what a bash command will run and write, as far as the
+// parser can model it exactly.
+type shellAnalysis struct {
+	// cmds are the simple commands, each with its source text (the
+	// permission resource) and its command name's base name ("" for one
+	// of assignments only), in order of appearance, inner commands of
+	// commands that run commands after their outer one.
+	cmds []shellCommand
+	// writes are the literal targets of output redirections and of the
+	// file-writing options the analysis knows (find -fprint, time -o, git
+	// --output), as written.
+	writes []string
+	// asks are the reasons the whole text must be confirmed: what the parser
+	// cannot model exactly. Empty when it can.
+	asks []string
+	// changesDir is set by a cd, pushd or popd: relative write targets may
+	// then resolve elsewhere than the working directory.
+	changesDir bool
+	// parsed is false when the text does not parse.
+	parsed bool
+}
+
+// shellCommand is one simple command found in a shell text.
+type shellCommand struct {
+	text string
+	name string
+}
+
+func (a *shellAnalysis) ask(reason string) { a.asks = append(a.asks, reason) }
+
+// analyzeBash analyzes command as bash parses it.
+func analyzeBash(command string) *shellAnalysis {
+	a := &shellAnalysis{parsed: true}
+	f, err := parseShell(command, syntax.LangBash)
+	if err != nil {
+		a.parsed = false
+		return a
+	}
+	(&shellScanner{src: command, out: a}).file(f)
+	return a
+}
+
+func parseShell(src string, lang syntax.LangVariant) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), "")
+}
+
+// shellScanner walks one parsed text; offsets of its nodes are into src.
+type shellScanner struct {
+	src   string
+	depth int
+	out   *shellAnalysis
+}
+
+// text is the trimmed source text between two offsets ("" when they are not
+// a range of src).
+func (s *shellScanner) text(start, end int) string {
+	if start < 0 || end > len(s.src) || start >= end {
+		return ""
+	}
+	return strings.TrimSpace(s.src[start:end])
+}
+
+func (s *shellScanner) add(text, name string) {
+	if text == "" {
+		return
+	}
+	s.out.cmds = append(s.out.cmds, shellCommand{text: text, name: name})
+}
+
+func (s *shellScanner) file(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			for _, r := range n.Redirs {
+				s.redirect(r)
+			}
+		case *syntax.CallExpr:
+			s.call(n)
+		case *syntax.DeclClause:
+			s.decl(n)
+		case *syntax.LetClause:
+			s.add(s.text(int(n.Pos().Offset()), int(n.End().Offset())), "let")
+			for _, x := range n.Exprs {
+				s.arithm(x, "let")
+			}
+		case *syntax.ArithmCmd:
+			s.arithm(n.X, "((…))")
+		case *syntax.ArithmExp:
+			s.arithm(n.X, "$((…))")
+		case *syntax.CStyleLoop:
+			s.arithm(n.Init, "for ((…))")
+			s.arithm(n.Cond, "for ((…))")
+			s.arithm(n.Post, "for ((…))")
+		case *syntax.ParamExp:
+			s.param(n)
+		case *syntax.TestClause:
+			s.test(n.X)
+		case *syntax.CoprocClause:
+			s.out.ask("coproc")
+		case *syntax.ArrayElem:
+			s.arithm(n.Index, "an array subscript")
+		}
+		return true
+	})
+}
+
+// redirect records an output redirection's target; a target that is not a
+// literal asks, and so does bash's network pseudo-device in any redirection.
+func (s *shellScanner) redirect(r *syntax.Redirect) {
+	if r.Hdoc != nil && hasSubstitution(r.Hdoc) {
+		s.out.ask("a here-document with substitutions")
+	}
+	if r.Word == nil {
+		return
+	}
+	if len(r.Word.Parts) == 1 {
+		if _, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+			return // > >(cmd): a pipe to a command, which is walked
+		}
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrInOut, syntax.RdrAll, syntax.AppAll, syntax.DplOut:
+	case syntax.RdrIn, syntax.DplIn, syntax.WordHdoc:
+		if v, ok := literal(r.Word); ok && isNetDevice(v) {
+			s.out.ask("a network redirection")
+		}
+		return
+	default:
+		return // here-documents: their delimiter is no path
+	}
+	v, ok := literal(r.Word)
+	if !ok {
+		s.out.ask("a redirection target that is not a literal")
+		return
+	}
+	if r.Op == syntax.DplOut && (v == "-" || isDigits(strings.TrimSuffix(v, "-"))) {
+		return // >&2, >&-, >&3-: a file descriptor
+	}
+	if isNetDevice(v) {
+		s.out.ask("a network redirection")
+		return
+	}
+	s.out.writes = append(s.out.writes, v)
+}
+
+// isNetDevice reports bash's /dev/tcp and /dev/udp pseudo-devices, which
+// open network connections.
+func isNetDevice(p string) bool {
+	p = path.Clean(p)
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasSubstitution reports a command, arithmetic or process substitution in w.
+func hasSubstitution(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// decl is a declaration builtin (declare, local, export, readonly, typeset):
+// a resource; -i (arithmetic on every assignment) and -n (a name reference,
+// whose subscript bash evaluates) ask.
+func (s *shellScanner) decl(d *syntax.DeclClause) {
+	s.add(s.text(int(d.Pos().Offset()), int(d.End().Offset())), d.Variant.Value)
+	for _, a := range d.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			v, ok := literal(a.Value)
+			if !ok {
+				s.out.ask("a declaration option that is not a literal")
+				continue
+			}
+			if strings.HasPrefix(v, "-") && strings.ContainsAny(v, "in") {
+				s.out.ask("declare -i or -n")
+			}
+			if strings.Contains(v, "[") {
+				s.out.ask("a subscripted name given to a builtin")
+			}
+		}
+		s.assign(a)
+	}
+}
+
+func (s *shellScanner) assign(a *syntax.Assign) {
+	if a.Index != nil {
+		s.arithm(a.Index, "an array subscript")
+	}
+}
+
+// param checks a parameter expansion: its subscript and slice are
+// arithmetic; ${!x} (indirection evaluates a subscript in x's value) and
+// ${x@P} (prompt expansion runs command substitutions in x's value) ask.
+func (s *shellScanner) param(p *syntax.ParamExp) {
+	if p.Index != nil {
+		s.arithm(p.Index, "an array subscript")
+	}
+	if p.Slice != nil {
+		s.arithm(p.Slice.Offset, "${x:offset:length}")
+		s.arithm(p.Slice.Length, "${x:offset:length}")
+	}
+	if p.Excl && p.Names == 0 && p.Index == nil {
+		s.out.ask("an indirect expansion ${!x}")
+	}
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
+		if v, _ := literal(p.Exp.Word); v != "Q" && v != "a" && v != "u" && v != "U" && v != "L" {
+			s.out.ask("a ${x@op} transformation")
+		}
+	}
+}
+
+// arithm asks unless x holds only number literals: bash evaluates a
+// variable's value in arithmetic as arithmetic, recursively, and a subscript
+// in that value runs its command substitutions.
+func (s *shellScanner) arithm(x syntax.ArithmExpr, where string) {
+	if x == nil {
+		return
+	}
+	exact := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			if len(w.Parts) != 1 {
+				exact = false
+			} else if v, ok := w.Parts[0].(*syntax.Lit); !ok || !isArithNumber(v.Value) {
+				exact = false
+			}
+			return false
+		}
+		return exact
+	})
+	if !exact {
+		s.out.ask("arithmetic (" + where + ") over a variable or an expansion")
+	}
+}
+
+// isArithNumber reports a number literal of bash arithmetic (decimal, 0x
+// hexadecimal, octal, base#digits) and the @ and * subscripts.
+func isArithNumber(v string) bool {
+	if v == "@" || v == "*" {
+		return true
+	}
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '#' || c == '_' || c == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+// test checks [[ … ]]: the operands of its arithmetic comparisons are
+// arithmetic; -v and -R on a subscripted name evaluate the subscript.
+func (s *shellScanner) test(x syntax.TestExpr) {
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				for _, side := range []syntax.TestExpr{n.X, n.Y} {
+					if w, ok := side.(*syntax.Word); !ok || !isNumberWord(w) {
+						s.out.ask("an arithmetic comparison in [[ … ]] over a variable or an expansion")
+					}
+				}
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+				if w, ok := n.X.(*syntax.Word); !ok || !isPlainName(w) {
+					s.out.ask("[[ -v ]] on a subscripted or computed name")
+				}
+			}
+		}
+		return true
+	})
+}
+
+func isNumberWord(w *syntax.Word) bool {
+	v, ok := literal(w)
+	return ok && isArithNumber(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+"))
+}
+
+func isPlainName(w *syntax.Word) bool {
+	v, ok := literal(w)
+	return ok && !strings.ContainsAny(v, "[$`")
+}
