@@ -152,7 +152,7 @@ func runsCommands(base string) bool {
 }
 
 // trap with a command string asks: the string runs later, on a signal or
-// at exit. Listing traps, resetting (-) and ignoring ('') do not.
+// at exit. Listing traps, resetting (-) and ignoring (an empty string) do not.
 func (s *shellScanner) trap(args []*syntax.Word) {
 	if len(args) == 0 {
 		return
