@@ -119,6 +119,13 @@ func (s *shellScanner) command(words []*syntax.Word, end, level int, open bool) 
 			s.wrapper(base, spec, args, end, level, open)
 		}
 	}
+	if subscriptBuiltins[base] || base == "printf" {
+		for _, a := range args {
+			if v, ok := literal(a); ok {
+				s.setsVar(v)
+			}
+		}
+	}
 	if subscriptBuiltins[base] {
 		for _, a := range args {
 			if s.rawHas(a, "[") {

@@ -80,6 +80,14 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 			s.out.ask(reason)
 			return
 		}
+		if sub == "archive" && (opt == "-o" || opt == "--output") {
+			if eq {
+				s.out.writes = append(s.out.writes, val)
+			} else if j+1 < len(rest) {
+				s.out.writes = append(s.out.writes, rest[j+1])
+			}
+			continue
+		}
 		if opt == "--output" || (opt == "-o" && sub == "format-patch") {
 			if eq {
 				s.out.writes = append(s.out.writes, val)

@@ -112,6 +112,8 @@ func (s *shellScanner) file(f *syntax.File) {
 			s.out.ask("coproc")
 		case *syntax.ArrayElem:
 			s.arithm(n.Index, "an array subscript")
+		case *syntax.WordIter:
+			s.setsVar(n.Name.Value)
 		}
 		return true
 	})
@@ -212,6 +214,9 @@ func (s *shellScanner) decl(d *syntax.DeclClause) {
 }
 
 func (s *shellScanner) assign(a *syntax.Assign) {
+	if a.Name != nil {
+		s.setsVar(a.Name.Value)
+	}
 	if a.Index != nil {
 		s.arithm(a.Index, "an array subscript")
 	}
@@ -230,6 +235,9 @@ func (s *shellScanner) param(p *syntax.ParamExp) {
 	}
 	if p.Excl && p.Names == 0 && p.Index == nil {
 		s.out.ask("an indirect expansion ${!x}")
+	}
+	if p.Exp != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) && p.Param != nil {
+		s.setsVar(p.Param.Value)
 	}
 	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
 		if v, _ := literal(p.Exp.Word); v != "Q" && v != "a" && v != "u" && v != "U" && v != "L" {

@@ -14,6 +14,7 @@ type wrapperSpec struct {
 	withArg []string // options with an argument: the next word, attached (-n5) or after = (--x=5)
 	optArg  []string // short options with an optional attached argument (xargs -i[R])
 	writes  []string // options with an argument that is a file the command writes
+	chdir   []string // options with an argument that is the inner command's working directory
 	exec    string   // the option that makes watch run its words as a command
 	// positional is the number of words between the options and the
 	// command (timeout's duration).
@@ -32,6 +33,7 @@ var (
 	envSpec = wrapperSpec{
 		flags:    []string{"-i", "-0", "-v", "--ignore-environment", "--null", "--debug"},
 		withArg:  []string{"-u", "-C", "--unset", "--chdir"},
+		chdir:    []string{"-C", "--chdir"},
 		assigns:  true,
 		dashFlag: true,
 	}
@@ -48,6 +50,7 @@ var (
 		"sudo": {
 			flags:   []string{"-A", "-b", "-E", "-H", "-k", "-n", "-P", "-S", "-B", "-N", "--askpass", "--background", "--preserve-env", "--set-home", "--non-interactive", "--stdin", "--bell", "--preserve-groups"},
 			withArg: []string{"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R", "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"},
+			chdir:   []string{"-D", "--chdir"},
 			assigns: true,
 		},
 		"doas":    {flags: []string{"-n"}, withArg: []string{"-u"}},
@@ -75,9 +78,11 @@ func (s *shellScanner) wrapper(name string, spec wrapperSpec, args []*syntax.Wor
 			s.out.ask("an argument of " + name + " that is not a literal")
 			return
 		}
-		if k, _, found := strings.Cut(v, "="); !found || !isName(k) {
+		k, _, found := strings.Cut(v, "=")
+		if !found || !isName(k) {
 			break
 		}
+		s.setsVar(k)
 		if from < 0 {
 			from = int(args[i].Pos().Offset())
 		}
@@ -119,6 +124,9 @@ func (s *shellScanner) options(name string, spec wrapperSpec, args []*syntax.Wor
 			break
 		}
 		opt, _, eq := strings.Cut(v, "=")
+		if slices.Contains(spec.chdir, opt) || len(v) > 2 && slices.Contains(spec.chdir, v[:2]) {
+			s.out.changesDir = true // the inner command's relative paths are elsewhere
+		}
 		switch {
 		case v == spec.exec && v != "":
 			exec = true
@@ -209,6 +217,9 @@ func (s *shellScanner) find(args []*syntax.Word, level int) {
 	for i := 0; i < len(vals); i++ {
 		switch vals[i] {
 		case "-exec", "-execdir", "-ok", "-okdir":
+			if strings.HasSuffix(vals[i], "dir") {
+				s.out.changesDir = true // the command runs in each file's directory
+			}
 			j := i + 1
 			for j < len(vals) && vals[j] != ";" && vals[j] != "+" {
 				j++
