@@ -16,20 +16,22 @@ func literal(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
-	var b strings.Builder
-	for i, part := range w.Parts {
+	// shape is the word with every quoted or escaped character replaced by
+	// '_': what bash's glob, brace and tilde expansion look at.
+	var value, shape strings.Builder
+	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			v, ok := unquotedLit(p.Value, i == 0)
-			if !ok {
-				return "", false
+			if strings.HasSuffix(p.Value, "\\") && (len(p.Value)-len(strings.TrimRight(p.Value, "\\")))%2 == 1 {
+				return "", false // a backslash before the end of the text: bash keeps or drops it
 			}
-			b.WriteString(v)
+			unquoted(p.Value, &value, &shape)
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				return "", false
 			}
-			b.WriteString(p.Value)
+			value.WriteString(p.Value)
+			shape.WriteString(strings.Repeat("_", len(p.Value)))
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				return "", false
@@ -39,43 +41,52 @@ func literal(w *syntax.Word) (string, bool) {
 				if !ok {
 					return "", false
 				}
-				b.WriteString(doubleQuotedLit(lit.Value))
+				v := doubleQuotedLit(lit.Value)
+				value.WriteString(v)
+				shape.WriteString(strings.Repeat("_", len(v)))
 			}
 		default:
 			return "", false
 		}
 	}
-	return b.String(), true
-}
-
-// unquotedLit removes the backslash quoting of unquoted text; it refuses
-// text bash would expand: glob characters, a brace expansion, a tilde that
-// starts the word.
-func unquotedLit(s string, first bool) (string, bool) {
-	if first && strings.HasPrefix(s, "~") {
+	if expands(shape.String()) {
 		return "", false
 	}
-	var b strings.Builder
-	var plain strings.Builder // the unescaped characters, for the glob and brace checks
+	return value.String(), true
+}
+
+// unquoted appends unquoted text to value with its backslash quoting
+// removed, and to shape with each escaped character as '_'.
+func unquoted(s string, value, shape *strings.Builder) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '\\' {
-			if i+1 < len(s) {
-				i++
-				if s[i] != '\n' {
-					b.WriteByte(s[i])
-				}
-				plain.WriteByte('_')
+		if c == '\\' && i+1 < len(s) {
+			i++
+			if s[i] != '\n' {
+				value.WriteByte(s[i])
+				shape.WriteByte('_')
 			}
 			continue
 		}
-		b.WriteByte(c)
-		plain.WriteByte(c)
+		value.WriteByte(c)
+		shape.WriteByte(c)
 	}
-	if p := plain.String(); p != "[" && p != "]" && (strings.ContainsAny(p, "*?") || hasBracketPair(p) || hasBraceExpansion(p)) {
-		return "", false
+}
+
+// expands reports a word shape bash would expand: a glob, a brace
+// expansion, a tilde at the start or (in a word like an assignment) after
+// '=' or ':', an unquoted "$" before more text.
+func expands(shape string) bool {
+	if shape == "[" || shape == "]" {
+		return false
 	}
-	return b.String(), true
+	if i := strings.IndexByte(shape, '$'); i >= 0 && i < len(shape)-1 {
+		return true // "$" before more text the parser took as plain (after a line continuation, say): bash may expand it
+	}
+	if strings.ContainsAny(shape, "*?") || hasBracketPair(shape) || hasBraceExpansion(shape) || strings.HasPrefix(shape, "~") {
+		return true
+	}
+	return strings.Contains(shape, "=") && (strings.Contains(shape, "=~") || strings.Contains(shape, ":~"))
 }
 
 // hasBracketPair reports a '[' with a ']' after it: a glob bracket expression.
