@@ -56,6 +56,7 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "git diff > /dev/null 2>&1", allow: true},
 		{cmd: "echo hello > out.txt", allow: true},
 		{cmd: "echo $((1+2)) ${#HOME} \"$HOME\"", allow: true},
+		{cmd: "(( $# > 1 )) || [[ $? -eq 0 ]] && echo $(( $$ % 2 ))", allow: true},
 		{cmd: "for f in a b; do echo $f; done", allow: true},
 		{cmd: "[[ -f x ]] && echo y", allow: true},
 		{cmd: "git config --get user.name", allow: true},

@@ -256,9 +256,7 @@ func (s *shellScanner) arithm(x syntax.ArithmExpr, where string) {
 	exact := true
 	syntax.Walk(x, func(n syntax.Node) bool {
 		if w, ok := n.(*syntax.Word); ok {
-			if len(w.Parts) != 1 {
-				exact = false
-			} else if v, ok := w.Parts[0].(*syntax.Lit); !ok || !isArithNumber(v.Value) {
+			if !isNumberPart(w) {
 				exact = false
 			}
 			return false
@@ -268,6 +266,22 @@ func (s *shellScanner) arithm(x syntax.ArithmExpr, where string) {
 	if !exact {
 		s.out.ask("arithmetic (" + where + ") over a variable or an expansion")
 	}
+}
+
+// isNumberPart reports a word of one number literal, or of one of the
+// special parameters that are always numbers ($#, $?, $$, $!).
+func isNumberPart(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		return isArithNumber(p.Value)
+	case *syntax.ParamExp:
+		return p.Param != nil && strings.Contains("#?$!", p.Param.Value) && len(p.Param.Value) == 1 &&
+			!p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0
+	}
+	return false
 }
 
 // isArithNumber reports a number literal of bash arithmetic (decimal, 0x
@@ -313,6 +327,9 @@ func (s *shellScanner) test(x syntax.TestExpr) {
 }
 
 func isNumberWord(w *syntax.Word) bool {
+	if isNumberPart(w) {
+		return true
+	}
 	v, ok := literal(w)
 	return ok && isArithNumber(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+"))
 }
