@@ -132,6 +132,8 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "sh script.sh", whole: true},
 		{cmd: "echo rm x | sh", whole: true},
 		{cmd: "zsh -c 'rm x'", whole: true},
+		{cmd: "nice nice nice nice nice nice nice rm x", whole: true},
+		{cmd: "sh -c \"bash -c 'sh -c \\\"rm x\\\"'\"", shows: []string{"rm x"}},
 		// Git options and aliases that run programs.
 		{cmd: "git -c core.pager='rm x' log", whole: true},
 		{cmd: "git --config-env=core.pager=X log", whole: true},
@@ -253,6 +255,21 @@ func TestBashRedirectIsTheWriteToolsRequest(t *testing.T) {
 		}
 		if n := len(got) - len(w); n != 1 {
 			t.Errorf("%q: %d requests beyond the write tool's, want the bash one only: %+v", tt.cmd, n, got)
+		}
+	}
+}
+
+// What the parser cannot model asks, and a rule that denies one of its
+// commands still denies the whole call.
+func TestBashDenyWinsOverAskingTheWholeText(t *testing.T) {
+	rules := append(disguiseRules(t), gate.Rule{Action: "bash", Resource: "rm *", Effect: gate.Deny, Source: gate.SourceUser})
+	for _, cmd := range []string{"eval x; rm y", "git -c core.pager=x log; rm y", "sh -c 'rm y'", "echo x > \"$HOME/f\"; rm y"} {
+		p, err := bashCall(t, t.TempDir(), bashInput(cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := gate.Decide(gate.Configured, p.Requests(), rules, nil); v.Kind != gate.KindBlock {
+			t.Errorf("%q: %s (%s), want block", cmd, v.Kind, v.Reason)
 		}
 	}
 }
