@@ -156,6 +156,8 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "for PATH in /tmp/evil; do git status; done", whole: true},
 		{cmd: "BASH_CMDS[git]=/tmp/evil; git status", whole: true},
 		{cmd: "read GIT_DIR <<< x; git status", whole: true},
+		{cmd: "printf -v GIT_DIR x; git status", whole: true},
+		{cmd: "printf '%s' PATH; git status", shows: []string{"printf '%s' PATH"}},
 		{cmd: "echo ${PATH:=/tmp/evil}; git status", whole: true},
 		{cmd: "LC_ALL=C git log", shows: []string{"LC_ALL=C git log"}},
 		// Redirections write files.

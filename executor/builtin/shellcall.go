@@ -119,11 +119,16 @@ func (s *shellScanner) command(words []*syntax.Word, end, level int, open bool) 
 			s.wrapper(base, spec, args, end, level, open)
 		}
 	}
-	if subscriptBuiltins[base] || base == "printf" {
+	if subscriptBuiltins[base] {
 		for _, a := range args {
 			if v, ok := literal(a); ok {
 				s.setsVar(v)
 			}
+		}
+	}
+	if base == "printf" && len(args) > 1 && s.rawHas(args[0], "-v") {
+		if v, ok := literal(args[1]); ok {
+			s.setsVar(v)
 		}
 	}
 	if subscriptBuiltins[base] {
