@@ -41,6 +41,9 @@ func TestBashDisguises(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(loc, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(outside, filepath.Join(loc, "lnk")); err != nil {
+		t.Fatal(err)
+	}
 	rules := disguiseRules(t)
 	out := filepath.ToSlash(outside)
 	tests := []struct {
@@ -177,6 +180,8 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "echo x > /dev/tcp/127.0.0.1/9", whole: true},
 		{cmd: "git log < /dev/tcp/127.0.0.1/9", whole: true},
 		{cmd: "cd sub; echo x > y", whole: true},
+		{cmd: "echo x > lnk/f", whole: true},
+		{cmd: "echo x > sub/f 2> /dev/stderr", allow: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
