@@ -117,6 +117,7 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "find $d -exec git status \\;", whole: true},
 		{cmd: "env rm x", shows: []string{"rm x"}},
 		{cmd: "env LC_ALL=C git log", shows: []string{"LC_ALL=C git log"}},
+		{cmd: "env !x=1 sh -c 'rm y'", shows: []string{"rm y"}},
 		{cmd: "env GIT_PAGER=x git log", shows: []string{"GIT_PAGER=x git log"}, whole: true},
 		{cmd: "env -C /tmp sh -c 'echo x > f'", whole: true},
 		{cmd: "env -S 'rm x'", whole: true},

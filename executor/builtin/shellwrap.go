@@ -79,8 +79,8 @@ func (s *shellScanner) wrapper(name string, spec wrapperSpec, args []*syntax.Wor
 			return
 		}
 		k, _, found := strings.Cut(v, "=")
-		if !found || !isName(k) {
-			break
+		if !found {
+			break // env and sudo take any word holding "=" for an assignment, whatever its name
 		}
 		s.setsVar(k)
 		if from < 0 {
@@ -186,18 +186,6 @@ func clustered(letters string, flags []string) bool {
 	}
 	for _, c := range letters {
 		if !slices.Contains(flags, "-"+string(c)) {
-			return false
-		}
-	}
-	return true
-}
-
-func isName(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for _, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return false
 		}
 	}
