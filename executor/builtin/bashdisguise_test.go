@@ -106,6 +106,7 @@ func TestBashDisguises(t *testing.T) {
 		{cmd: "trap 'rm x' EXIT; git status", whole: true},
 		{cmd: "hash -p /tmp/evil git; git status", whole: true},
 		{cmd: "git apply <<E\n$(rm x)\nE", shows: []string{"rm x"}, whole: true},
+		{cmd: "git apply <<E\n\\\nE\nrm x\nE", whole: true},
 		// Commands that run commands.
 		{cmd: "command rm x", shows: []string{"rm x"}},
 		{cmd: "builtin eval x", whole: true},

@@ -125,6 +125,14 @@ func (s *shellScanner) redirect(r *syntax.Redirect) {
 	if r.Hdoc != nil && hasSubstitution(r.Hdoc) {
 		s.out.ask("a here-document with substitutions")
 	}
+	if r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && unquotedDelimiter(r.Word) {
+		// From the delimiter on: the parser's body starts after a leading continuation.
+		if start, end := int(r.Word.End().Offset()), int(r.Hdoc.End().Offset()); start >= 0 && end <= len(s.src) && start < end &&
+			strings.Contains(s.src[start:end], "\\\n") {
+			// bash joins continued lines before it looks for the delimiter
+			s.out.ask("a here-document with a line continuation")
+		}
+	}
 	if r.Word == nil {
 		return
 	}
@@ -156,6 +164,21 @@ func (s *shellScanner) redirect(r *syntax.Redirect) {
 		return
 	}
 	s.out.writes = append(s.out.writes, v)
+}
+
+// unquotedDelimiter reports a here-document delimiter without quotes or
+// backslashes: its body is expanded, and its lines continue.
+func unquotedDelimiter(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok || strings.Contains(lit.Value, "\\") {
+			return false
+		}
+	}
+	return true
 }
 
 // isNetDevice reports bash's /dev/tcp and /dev/udp pseudo-devices, which
