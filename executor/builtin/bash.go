@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ const (
 
 // BashInput is the input of bash.
 type BashInput struct {
-	Command string `json:"command" jsonschema:"description=The shell command to run with /bin/sh -c"`
+	Command string `json:"command" jsonschema:"description=The command to run with bash -c"`
 	Workdir string `json:"workdir,omitempty" jsonschema:"description=Working directory (default: the workspace root); a directory outside the workspace needs the external_directory permission"`
 	Timeout int    `json:"timeout,omitempty" jsonschema:"description=Timeout in milliseconds (default 120000, at most 600000)"`
 }
@@ -58,15 +59,20 @@ func (o BashOutput) ModelText() string {
 	return strings.TrimLeft(b.String(), "\n")
 }
 
-const bashDescription = `Run a shell command with /bin/sh -c in the workspace (or in workdir) and return its combined stdout and stderr and its exit code.
+const bashDescription = `Run a command with bash (bash --norc --noprofile -c, no startup files) in the workspace (or in workdir) and return its combined stdout and stderr and its exit code.
 The command runs UNSANDBOXED with the full authority of the user running the engine: their files, processes and network.
-Every simple command in it (in lists, pipelines, subshells, substitutions, functions) is checked against the bash permission rules on its own.
+Every simple command in it (in lists, pipelines, subshells, substitutions, function bodies, and the commands that xargs, find -exec, env, nice, nohup, timeout, sudo, watch, command, builtin, exec and sh -c/bash -c run) is checked against the bash permission rules on its own.
+A file it writes by a redirection (>, >>, >|, <>, &>, &>>, >&file) needs the edit permission on that path, and external_directory outside the workspace; /dev/null and the standard streams need none.
+What the permission check cannot know exactly always asks for confirmation of the whole command: eval, source, aliases, traps with commands, coproc, a command name or redirection target that is an expansion, arithmetic over variables, git options and aliases that run programs.
 Output is captured up to 1 MiB. The timeout is in milliseconds: default 120000, at most 600000; on timeout the whole process group is killed.`
 
 // Bash builds bash. Its permission requests: external_directory for a
-// workdir outside the location, then bash with one resource per simple
-// command (saved each by its exact text); a command that does not parse
-// always asks, with the whole text.
+// workdir outside the location, then those of bashRequests: bash with one
+// resource per simple command (saved each by its exact text), the write
+// tool's requests for each file the command writes, and the whole text,
+// always asking, when the parser cannot model the command exactly (or it
+// does not parse). The command runs with bash, the dialect it was parsed
+// in, never with another shell.
 func Bash() (*executor.Tool, error) {
 	return executor.New("bash", bashDescription, runBash,
 		executor.WithEffect(descriptor.SideEffecting),
@@ -81,8 +87,7 @@ func Bash() (*executor.Tool, error) {
 			if err != nil {
 				return nil, err
 			}
-			cmds, parsed := SimpleCommands(in.Command)
-			return append(dir.Requests(), descriptor.Request{Action: "bash", Resources: cmds, Save: cmds, Ask: !parsed}), nil
+			return bashRequests(c, in.Command, dir), nil
 		}),
 	)
 }
@@ -96,13 +101,18 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	if in.Timeout > 0 {
 		timeout = time.Duration(in.Timeout) * time.Millisecond
 	}
-	cmd := exec.Command("/bin/sh", "-c", in.Command)
+	shell, err := bashPath()
+	if err != nil {
+		return BashOutput{}, err
+	}
+	cmd := exec.Command(shell, "--norc", "--noprofile", "-c", in.Command)
+	cmd.Env = bashEnv(os.Environ())
 	cmd.Dir = dir.Real
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out capped
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		return BashOutput{}, fmt.Errorf("start /bin/sh: %w", err)
+		return BashOutput{}, fmt.Errorf("start %s: %w", shell, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

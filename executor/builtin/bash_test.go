@@ -125,3 +125,57 @@ func TestBashRequests(t *testing.T) {
 		}
 	}
 }
+
+// The command runs with bash, the dialect it was parsed in: what dash
+// would read as two commands is one.
+func TestBashRunsTheDialectItWasParsedIn(t *testing.T) {
+	loc := t.TempDir()
+	victim := filepath.Join(loc, "x")
+	if err := os.WriteFile(victim, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := runBash(t, loc, builtin.BashInput{Command: `echo $'\' ; rm x # '; [[ 1 == 1 ]] && echo bash`})
+	if want := "' ; rm x # \nbash\n\n(exit code 0)"; got != want {
+		t.Errorf("result %q, want %q", got, want)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the file the parser saw as an argument was removed: %v", err)
+	}
+}
+
+// Startup files, inherited options and exported functions change nothing.
+func TestBashIgnoresTheEnvironmentsCode(t *testing.T) {
+	loc := t.TempDir()
+	startup := filepath.Join(loc, "startup.sh")
+	if err := os.WriteFile(startup, []byte("touch sourced\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BASH_ENV", startup)
+	t.Setenv("ENV", startup)
+	t.Setenv("SHELLOPTS", "xtrace")
+	t.Setenv("BASH_FUNC_ls%%", "() { echo hijacked; }")
+	got := runBash(t, loc, builtin.BashInput{Command: "ls startup.sh"})
+	if want := "startup.sh\n\n(exit code 0)"; got != want {
+		t.Errorf("result %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(loc, "sourced")); err == nil {
+		t.Error("a startup file ran")
+	}
+}
+
+// Without bash the call fails with a clear error, and no other shell runs it.
+func TestBashWithoutBashIsAnError(t *testing.T) {
+	loc := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	p, err := bashCall(t, loc, builtin.BashInput{Command: "touch ran"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.Run(context.Background())
+	if !res.IsError || !strings.Contains(res.Text(), "bash is not installed on this host") {
+		t.Errorf("result %+v, want the no-bash error", res)
+	}
+	if _, err := os.Stat(filepath.Join(loc, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}

@@ -1,43 +1,27 @@
 package builtin
 
-import (
-	"strings"
+import "strings"
 
-	"mvdan.cc/sh/v3/syntax"
-)
-
-// SimpleCommands returns every simple command found anywhere in a shell
+// SimpleCommands returns every simple command bash would run from a
 // command — in lists, pipelines, subshells, command and process
-// substitutions, function bodies — each as its source text, in order of
-// appearance; parsed is false when the command does not parse, and then the
-// whole text is the one command. Each one is a permission resource of a bash
-// call, so `git *` cannot let `git log; rm -rf ~` through.
+// substitutions, function bodies, and the inner commands of commands that
+// run commands (xargs, find -exec, env, sudo, sh -c '…', …) — each as its
+// source text, in order of appearance, without repeats; parsed is false when
+// the command does not parse as bash, and then the whole text is the one
+// command. Each one is a permission resource of a bash call, so `git *`
+// cannot let `git log; rm -rf ~` through.
 func SimpleCommands(command string) (cmds []string, parsed bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
-	if err != nil {
+	a := analyzeBash(command)
+	if !a.parsed {
 		return []string{strings.TrimSpace(command)}, false
 	}
 	seen := map[string]bool{}
-	add := func(n syntax.Node) {
-		start, end := int(n.Pos().Offset()), int(n.End().Offset())
-		if start < 0 || end > len(command) || start >= end {
-			return
-		}
-		text := strings.TrimSpace(command[start:end])
-		if text != "" && !seen[text] {
-			seen[text] = true
-			cmds = append(cmds, text)
+	for _, c := range a.cmds {
+		if !seen[c.text] {
+			seen[c.text] = true
+			cmds = append(cmds, c.text)
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			add(n)
-		case *syntax.DeclClause:
-			add(n)
-		}
-		return true
-	})
 	if len(cmds) == 0 && strings.TrimSpace(command) != "" {
 		// Only comments or only compound syntax without a command in it.
 		return []string{strings.TrimSpace(command)}, true

@@ -1,0 +1,164 @@
+package builtin
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// gitSubcommands are git's own commands that run no program named by their
+// arguments or by git configuration beyond what protected paths guard
+// (hooks, .git/config). Any other word in the subcommand's place is an alias
+// (which may be "!program") or a git-NAME executable on PATH: it asks.
+var gitSubcommands = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bundle cat-file
+		check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry
+		cherry-pick clean clone commit commit-graph commit-tree config count-objects describe diff
+		diff-files diff-index diff-tree fetch for-each-ref format-patch fsck gc grep hash-object help
+		init interpret-trailers log ls-files ls-remote ls-tree merge merge-base merge-file merge-tree
+		mktag mktree mv name-rev notes pack-refs prune pull push range-diff read-tree rebase reflog
+		remote repack replace rerere reset restore rev-list rev-parse revert rm shortlog show
+		show-branch show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref
+		tag update-index update-ref var verify-commit verify-pack verify-tag version whatchanged
+		worktree write-tree`) {
+		gitSubcommands[c] = true
+	}
+}
+
+// gitGlobalFlags are git's options before the subcommand that take no
+// argument and run nothing.
+var gitGlobalFlags = map[string]bool{
+	"-p": true, "--paginate": true, "-P": true, "--no-pager": true, "--bare": true,
+	"--no-replace-objects": true, "--literal-pathspecs": true, "--glob-pathspecs": true,
+	"--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-optional-locks": true,
+	"--no-advice": true, "--version": true, "--help": true, "-h": true, "--html-path": true,
+	"--man-path": true, "--info-path": true, "--exec-path": true,
+}
+
+// git analyses a git command. What can make git execute a program asks with
+// the whole text: -c and --config-env (core.pager, core.sshCommand,
+// alias.x=!…), --exec-path=DIR, another repository (-C, --git-dir,
+// --work-tree: its hooks and configuration), an unknown subcommand (an
+// alias or a git-NAME program), the options of a subcommand that name a
+// program (rebase --exec, grep -O, --upload-pack, --receive-pack, …), bisect
+// run, submodule foreach, and git config that is not a read. Every word must
+// be a literal: an expansion could become any of these.
+func (s *shellScanner) git(args []*syntax.Word, end int) {
+	vals, ok := literals(args)
+	if !ok {
+		s.out.ask("a git argument that is not a literal")
+		return
+	}
+	i := 0
+	for ; i < len(vals); i++ {
+		v := vals[i]
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+		if !gitGlobalFlags[v] {
+			s.out.ask("git option " + v)
+			return
+		}
+	}
+	if i >= len(vals) {
+		return
+	}
+	sub, rest := vals[i], vals[i+1:]
+	if !gitSubcommands[sub] {
+		s.out.ask("git " + sub + ": an alias or an external git command")
+		return
+	}
+	for j, v := range rest {
+		opt, val, eq := strings.Cut(v, "=")
+		if strings.Contains(v, "ext::") {
+			s.out.ask("git's ext:: transport")
+			return
+		}
+		if reason := gitExecOption(sub, opt, v); reason != "" {
+			s.out.ask(reason)
+			return
+		}
+		if sub == "archive" && (opt == "-o" || opt == "--output") {
+			if eq {
+				s.out.writes = append(s.out.writes, val)
+			} else if j+1 < len(rest) {
+				s.out.writes = append(s.out.writes, rest[j+1])
+			}
+			continue
+		}
+		if opt == "--output" || (opt == "-o" && sub == "format-patch") {
+			if eq {
+				s.out.writes = append(s.out.writes, val)
+			} else if j+1 < len(rest) && opt == "--output" {
+				s.out.writes = append(s.out.writes, rest[j+1])
+			} else if opt == "-o" {
+				s.out.ask("git format-patch -o")
+				return
+			}
+		}
+	}
+	switch sub {
+	case "bisect":
+		if len(rest) > 0 && rest[0] == "run" {
+			s.out.ask("git bisect run")
+		}
+	case "submodule":
+		for _, v := range rest {
+			if v == "foreach" {
+				s.out.ask("git submodule foreach")
+			}
+		}
+	case "config":
+		if !gitConfigReads(rest) {
+			s.out.ask("git config that writes or edits")
+		}
+	}
+}
+
+// gitExecOption returns why an option of subcommand sub runs a program, or "".
+func gitExecOption(sub, opt, v string) string {
+	switch opt {
+	case "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv":
+		return "git " + sub + " " + opt
+	}
+	switch {
+	case sub == "rebase" && strings.HasPrefix(v, "-x"):
+		return "git rebase -x"
+	case sub == "grep" && strings.HasPrefix(v, "-O"):
+		return "git grep -O"
+	case sub == "clone" && strings.HasPrefix(v, "-u"):
+		return "git clone -u"
+	}
+	return ""
+}
+
+// gitConfigReads reports a git config invocation that only reads: a
+// listing, a --get form or the get/list subcommand, or a single key.
+func gitConfigReads(args []string) bool {
+	positional := 0
+	read := false
+	for i := 0; i < len(args); i++ {
+		switch v := args[i]; {
+		case v == "-l" || v == "--list" || strings.HasPrefix(v, "--get") || (i == 0 && (v == "get" || v == "list")):
+			read = true
+		case i == 0 && (v == "set" || v == "unset" || v == "edit" || v == "rename-section" || v == "remove-section"):
+			return false
+		case v == "--show-origin" || v == "--show-scope" || v == "--null" || v == "-z" || v == "--name-only" ||
+			v == "--global" || v == "--system" || v == "--local" || v == "--worktree" || strings.HasPrefix(v, "--type") ||
+			v == "--bool" || v == "--int" || v == "--path" || v == "--includes" || v == "--no-includes":
+		case v == "-f" || v == "--file" || v == "--blob" || v == "--default":
+			i++
+		case strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "--blob=") || strings.HasPrefix(v, "--default="):
+		case strings.HasPrefix(v, "-"):
+			return false // --add, --unset, --replace-all, -e, --edit, --rename-section, …
+		default:
+			positional++
+		}
+	}
+	if read {
+		return true
+	}
+	return positional <= 1
+}
