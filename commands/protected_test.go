@@ -231,3 +231,51 @@ func TestProtectedPathsAskUnderEditAllow(t *testing.T) {
 		}
 	})
 }
+
+// The real bash tool under bash: allow and edit: allow: a redirection into
+// a protected path asks (the write tool's protected request, saving
+// nothing) and writes nothing until a human answers; a redirection into a
+// plain file runs.
+func TestBashRedirectionIntoAProtectedPathAsks(t *testing.T) {
+	s := steptest.Start(t, "")
+	h, _ := loaderHost(t, s, "agents:\n  build:\n    permission:\n      edit: allow\n      bash: allow\n")
+	ctx := ctxT(t)
+	for _, tc := range []struct {
+		why, command, file string
+		asks               bool
+	}{
+		{"a hook", "echo evil > .git/hooks/pre-commit", ".git/hooks/pre-commit", true},
+		{"git's config, appended", "echo '[alias] st = !rm -rf x' >> .git/config", ".git/config", true},
+		{"the project file through &>", "echo 'bash: allow' &> .stepgate/config.yaml", ".stepgate/config.yaml", true},
+		{"a plain file", "echo ok > src/a.go", "src/a.go", false},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			loc := protectedLoc(t)
+			before := readAt(t, loc, tc.file)
+			info, err := h.StartRun(ctx, commands.StartRunRequest{Location: loc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
+				Calls: []commands.CallRequest{call("c", "bash", builtin.BashInput{Command: tc.command})}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.asks {
+				if !out.Final || out.Results[0].IsError || readAt(t, loc, tc.file) != "ok\n" {
+					t.Fatalf("%s: %+v; want it run without asking", tc.command, out)
+				}
+				return
+			}
+			if len(out.Tickets) != 1 {
+				t.Fatalf("%s: %d tickets (results %+v), want it to ask", tc.command, len(out.Tickets), out.Results)
+			}
+			if !slices.ContainsFunc(out.Tickets[0].Requests, func(r events.Request) bool { return r.Action == "edit" && r.Ask && len(r.Save) == 0 }) {
+				t.Errorf("ticket requests %+v: none asks for the protected path and saves nothing", out.Tickets[0].Requests)
+			}
+			if got := readAt(t, loc, tc.file); got != before {
+				t.Errorf("%s changed before an answer: %q", tc.file, got)
+			}
+		})
+	}
+}
