@@ -74,15 +74,7 @@ type fitter struct {
 // shorten shortens the largest results to lim, one by one, until the
 // commit is within budget or every result is within lim.
 func (f *fitter) shorten(lim executor.Limits, budget int) {
-	type sized struct{ i, n int }
-	var rs []sized
-	for i, ev := range f.c.Events {
-		if r, ok := ev.(events.ToolResultRecorded); ok {
-			rs = append(rs, sized{i, eventSize(r)})
-		}
-	}
-	slices.SortStableFunc(rs, func(a, b sized) int { return cmp.Compare(b.n, a.n) })
-	for _, r := range rs {
+	for _, r := range f.largest(func(events.ToolResultRecorded) bool { return true }) {
 		if f.total <= budget {
 			return
 		}
@@ -102,15 +94,10 @@ func (f *fitter) shorten(lim executor.Limits, budget int) {
 // spillMedia moves the media parts of the largest results with any to
 // files, until the commit is within budget.
 func (f *fitter) spillMedia(budget int) {
-	type sized struct{ i, n int }
-	var rs []sized
-	for i, ev := range f.c.Events {
-		if r, ok := ev.(events.ToolResultRecorded); ok && slices.ContainsFunc(r.Parts, func(p events.Part) bool { return p.Type != executor.PartText }) {
-			rs = append(rs, sized{i, eventSize(r)})
-		}
+	hasMedia := func(r events.ToolResultRecorded) bool {
+		return slices.ContainsFunc(r.Parts, func(p events.Part) bool { return p.Type != executor.PartText })
 	}
-	slices.SortStableFunc(rs, func(a, b sized) int { return cmp.Compare(b.n, a.n) })
-	for _, r := range rs {
+	for _, r := range f.largest(hasMedia) {
 		if f.total <= budget {
 			return
 		}
@@ -197,4 +184,21 @@ func fromEventResult(r events.ToolResultRecorded) executor.Result {
 		parts[i] = executor.Part{Type: p.Type, Text: p.Text, MIME: p.MIME, Data: p.Data}
 	}
 	return executor.Result{Parts: parts, Structured: r.Structured, IsError: r.IsError}
+}
+
+// sizedResult is a result's index among the commit's events and its
+// encoded size.
+type sizedResult struct{ i, n int }
+
+// largest returns the commit's results that keep holds, largest first (in
+// commit order among equals).
+func (f *fitter) largest(keep func(events.ToolResultRecorded) bool) []sizedResult {
+	var rs []sizedResult
+	for i, ev := range f.c.Events {
+		if r, ok := ev.(events.ToolResultRecorded); ok && keep(r) {
+			rs = append(rs, sizedResult{i, eventSize(r)})
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b sizedResult) int { return cmp.Compare(b.n, a.n) })
+	return rs
 }
