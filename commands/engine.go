@@ -54,6 +54,9 @@ type Config struct {
 	// (gate.SourceProtected), as config.Loader resolves them; a Policy
 	// that leaves them out protects no path.
 	Policy func(agent, location string) Policy
+	// Metrics observes commits, verdicts, tool runs and resumes; default
+	// none.
+	Metrics Metrics
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their
@@ -130,6 +133,9 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
+	}
 	if cfg.ToolOutputDir == "" {
 		cfg.ToolOutputDir = filepath.Join(os.TempDir(), "stepgate-tool-output")
 	}
@@ -151,6 +157,7 @@ func (e *Engine) lockRun(run string) *runLock {
 func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
 	e.fit(c)
 	seq, err := e.log.Commit(ctx, c, last)
+	e.observeCommit(c, err)
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/stepgate/stepgate/executor"
 )
@@ -45,6 +46,7 @@ func (e *Engine) runIn(ctx context.Context, c *planned, lim executor.Limits) {
 		return
 	}
 	defer func() { <-e.execs }()
+	defer e.toolDone(c.req.Tool, time.Now())
 	c.run(ctx, e.store, lim)
 }
 

@@ -107,6 +107,7 @@ func (e *Engine) commitSubject(ctx context.Context, subject string, kind events.
 		now := e.cfg.Clock()
 		c := &events.Commit{ID: e.cfg.IDs.New(now), Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
 		seq, err := e.log.CommitTo(ctx, subject, c, last)
+		e.observeCommit(c, err)
 		if errors.Is(err, step.ErrConflict) && attempt < 3 {
 			continue
 		}

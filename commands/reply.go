@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
@@ -36,6 +37,7 @@ func RejectedWith(feedback string) string { return "The user rejected this call:
 // declined. Approved calls run on this host; the step's results are in the
 // answer once it is final.
 func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error) {
+	arrived := time.Now() // for the resume latency (see Metrics.Resumed)
 	switch req.Reply {
 	case events.ReplyOnce, events.ReplyAlways, events.ReplyReject, events.ReplyAnswer:
 	default:
@@ -76,6 +78,7 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 		if err != nil {
 			return nil, err
 		}
+		e.resumed(res, arrived)
 		if grantProject != "" {
 			e.approveProject(ctx, grantProject, run)
 		}
