@@ -162,6 +162,7 @@ type hostOptions struct {
 	log       *slog.Logger
 	testTools bool
 	limits    stepLimits
+	metrics   commands.Metrics // nil for none
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -240,7 +241,8 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		StateDir: filepath.Join(o.dataDir, "state"),
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
-			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions},
+			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
+			Metrics: o.metrics},
 		Projector: projectionOptions(o.log),
 	})
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	group "github.com/oklog/run"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/step"
 )
@@ -23,6 +25,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
 	hostName := fs.String("host", "", "this host's name in its commits; default the data directory's identity (DATA/host.json, made on the first start), so a restarted host recovers what it left in doubt")
 	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	var limits stepLimits
 	limits.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -30,6 +33,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := logger(stderr)
 	opts := hostOptions{dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits}
+	reg := prometheus.NewRegistry() // this host's own: several hosts may share a process
+	if *metricsAddr != "" {
+		m, err := newHostMetrics(reg)
+		if err != nil {
+			return err
+		}
+		opts.metrics = m
+	}
 
 	var (
 		nc    *nats.Conn
@@ -62,13 +73,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			where = "no listener (in-process only), data in " + cf.data
 		}
 	}
+	var metrics *metricsServer
+	if *metricsAddr != "" {
+		err := reg.Register(newBacklogCollector(host, time.Now))
+		if err == nil {
+			metrics, err = listenMetrics(*metricsAddr, reg, log)
+		}
+		if err != nil {
+			return errors.Join(err, stop())
+		}
+	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
 	defer svcCancel()
 	svcWait, err := serveAPI(svcCtx, nc, host, version(), log)
 	if err != nil {
+		if metrics != nil {
+			metrics.stop(err)
+		}
 		return errors.Join(err, stop())
 	}
 	fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", where, opts.hostName)
+	if metrics != nil {
+		fmt.Fprintf(stdout, "metrics on %s\n", metrics.URL())
+	}
 
 	// The long-running parts are actors of one group: the first to stop
 	// (a signal, the service failing, the projector failing) stops them all.
@@ -79,6 +106,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return ctx.Err()
 	}, func(error) { cancel() })
 	g.Add(svcWait, func(error) { svcCancel() })
+	if metrics != nil {
+		g.Add(metrics.run, metrics.stop)
+	}
 	quit := make(chan struct{})
 	g.Add(func() error {
 		select {
