@@ -25,6 +25,7 @@ import (
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/step/steptest"
 )
 
 // lockedBuffer is an io.Writer a test reads while serve writes to it.
@@ -401,5 +402,62 @@ func BenchmarkSubmitStepMetrics(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStepObservations is what a one-call step's metrics cost: a
+// commit, its verdict and the tool's run.
+func BenchmarkStepObservations(b *testing.B) {
+	m, err := newHostMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var obs commands.Metrics = m
+	b.ReportAllocs()
+	for b.Loop() {
+		obs.Commit(events.KindStep, false)
+		obs.Verdict(events.VerdictAllow)
+		obs.ToolDone("echo", time.Millisecond)
+	}
+}
+
+// A scrape while the host cannot reach NATS still answers with what the
+// projection holds; only the lag, which asks the stream, is left out.
+func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
+	s := steptest.Start(t, "")
+	reg, err := tools(false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	pr := prometheus.NewRegistry()
+	if err := pr.Register(newBacklogCollector(h, time.Now)); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := listenMetrics("127.0.0.1:0", pr, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.run() }()
+	if got := sample(scrape(t, srv.URL()), "stepgate_projector_lag_sequences"); got != 0 {
+		t.Errorf("lag with NATS up = %v, want 0", got)
+	}
+	s.Conn.Close()
+	fams := scrape(t, srv.URL())
+	if got := sample(fams, "stepgate_projector_lag_sequences"); got != -1 {
+		t.Errorf("lag without NATS = %v, want it left out", got)
+	}
+	if got := sample(fams, "stepgate_tickets_pending"); got != 0 {
+		t.Errorf("tickets pending without NATS = %v, want 0 from the projection", got)
+	}
+	srv.stop(nil)
+	if err := <-served; err != nil {
+		t.Errorf("metrics server: %v", err)
 	}
 }
