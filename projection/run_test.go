@@ -75,8 +75,9 @@ func TestRunFold(t *testing.T) {
 				Result:   &events.ToolResultRecorded{CallID: "b", Parts: text}}}},
 		},
 		State:   map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
-		LastSeq: 5,
-		Commits: 5,
+		LastSeq:    5,
+		Commits:    5,
+		LastCommit: "c5",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fold (-want +got):\n%s", diff)
