@@ -74,7 +74,7 @@ func TestRunFold(t *testing.T) {
 				Decision: &events.PermissionDecided{CallID: "b", Verdict: "allow"},
 				Result:   &events.ToolResultRecorded{CallID: "b", Parts: text}}}},
 		},
-		State:   map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
+		State:      map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
 		LastSeq:    5,
 		Commits:    5,
 		LastCommit: "c5",
