@@ -40,8 +40,14 @@ func (d *Divergence) String() string {
 //   - a run's first commit follows nothing, whatever it names;
 //   - a run checkpointed before the chain (no LastCommit) adopts the
 //     predecessor its next commit names;
-//   - a commit naming no predecessor is a commit of a build before the
-//     chain, accepted while the run has never had a chained commit;
+//   - a commit naming no predecessor was written by a build before the
+//     chain (or by no engine): it is not checked, and folds or is
+//     quarantined as every commit did before the chain — so a host of an
+//     older build can still serve the run during an upgrade, and a message
+//     no engine wrote never stops a run;
+//   - the run's last commit stored again (a publish retried after the
+//     de-duplication window) is not a break: it is quarantined as a
+//     duplicate, as before;
 //   - otherwise c must name the run's last commit.
 //
 // A break marks r diverged at seq; a run that diverged folds nothing more.
@@ -53,7 +59,7 @@ func (r *Run) checkChain(seq uint64, c *events.Commit) error {
 		return fmt.Errorf("run %s commit %s: %w at stream sequence %d", c.Run, c.ID, ErrDiverged, r.Diverged.Seq)
 	}
 	switch {
-	case r.Status == "", r.LastCommit == "", c.Prev == r.LastCommit, c.Prev == "" && !r.Chained:
+	case r.Status == "", r.LastCommit == "", c.Prev == "", c.Prev == r.LastCommit, c.ID == r.LastCommit:
 		return nil
 	}
 	r.Diverged = &Divergence{Seq: seq, Commit: c.ID, Step: c.Step, Host: c.Host, Want: r.LastCommit, Got: c.Prev}

@@ -18,17 +18,20 @@ func again(c *events.Commit, id string) *events.Commit {
 
 // A chained history folds whole; one that lost a commit (dropped, replaced
 // by another host's write, or overtaken by a commit built on the history
-// before it), or in which a commit without a predecessor follows a chained
-// one, is diverged exactly at the first commit that does not follow the one
-// the fold holds — and nothing after it is folded. Commits of a build before
-// the chain (no predecessor) in a run never chained fold as before.
+// before it) is diverged exactly at the first commit that names another
+// predecessor than the commit the fold holds — and nothing after it is
+// folded. Commits naming no predecessor (a build before the chain, at the
+// start of the run or anywhere later) fold as before, and so does the run's
+// last commit stored again (quarantined as a duplicate when it cannot apply
+// twice): neither is a break.
 func TestChainFoldProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		h := genHistory(t)
 		n := len(h)
 		breakAt := -1 // index in the delivered history of the commit that breaks the chain
+		dup := -1     // index of a commit stored again
 		delivered := h
-		switch mut := rapid.SampledFrom([]string{"none", "drop", "replace", "fork", "legacy", "unchained"}).Draw(t, "mutation"); {
+		switch mut := rapid.SampledFrom([]string{"none", "drop", "replace", "fork", "legacy", "unchained", "again"}).Draw(t, "mutation"); {
 		case mut == "none" || n < 2:
 		case mut == "drop": // a write lost: the commit after it names it
 			i := rapid.IntRange(1, n-1).Draw(t, "i")
@@ -51,13 +54,15 @@ func TestChainFoldProperty(t *testing.T) {
 			for _, c := range h[:k] {
 				c.Prev = ""
 			}
-		case mut == "unchained": // a commit without a predecessor after a chained one
+		case mut == "unchained": // a commit of an older build among chained ones
+			h[rapid.IntRange(1, n-1).Draw(t, "i")].Prev = ""
+		case mut == "again": // a commit stored a second time, right after itself
 			if n < 3 {
 				break
 			}
-			i := rapid.IntRange(2, n-1).Draw(t, "i")
-			h[i].Prev = ""
-			breakAt = i
+			i := rapid.IntRange(1, n-2).Draw(t, "i")
+			delivered = append(append(append([]*events.Commit{}, h[:i+1]...), h[i]), h[i+1:]...)
+			dup = i + 1
 		}
 		r := &projection.Run{}
 		for i, c := range delivered {
@@ -67,6 +72,10 @@ func TestChainFoldProperty(t *testing.T) {
 				if !errors.Is(err, projection.ErrDiverged) {
 					t.Fatalf("commit %d (%s): %v, want diverged", i, c.ID, err)
 				}
+			case i == dup:
+				if err != nil && !errors.Is(err, projection.ErrInconsistent) {
+					t.Fatalf("commit %s stored again: %v, want applied or inconsistent", c.ID, err)
+				}
 			case err != nil:
 				t.Fatalf("commit %d (%s): %v", i, c.ID, err)
 			}
@@ -75,7 +84,7 @@ func TestChainFoldProperty(t *testing.T) {
 			t.Fatalf("last seq %d, want %d", r.LastSeq, len(delivered))
 		}
 		if breakAt < 0 {
-			if r.Diverged != nil || r.Commits != len(delivered) || r.LastCommit != delivered[len(delivered)-1].ID {
+			if r.Diverged != nil || (r.Commits != len(delivered) && (dup < 0 || r.Commits != len(delivered)-1)) || r.LastCommit != delivered[len(delivered)-1].ID {
 				t.Fatalf("diverged %v, %d commits, last %s; want whole", r.Diverged, r.Commits, r.LastCommit)
 			}
 			return
@@ -101,7 +110,7 @@ func TestChainAdoptedAfterOldCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r.LastCommit, r.Chained = "", false // as a checkpoint written before the chain reads back
+	r.LastCommit = "" // as a checkpoint written before the chain reads back
 	if err := r.Apply(3, h[2]); err != nil {
 		t.Fatalf("first chained commit after an old checkpoint: %v", err)
 	}

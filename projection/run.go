@@ -42,9 +42,6 @@ type Run struct {
 	// LastCommit is the id of the run's last applied commit: the prev its
 	// next commit names. Empty in a run checkpointed before the chain.
 	LastCommit string `json:"last_commit,omitempty"`
-	// Chained is set once the run applied a commit that named its
-	// predecessor: from then on a commit without one breaks the chain.
-	Chained bool `json:"chained,omitempty"`
 	// Diverged is set when a commit broke the run's chain; the run takes no
 	// more steps and no later commit of it is folded.
 	Diverged *Divergence `json:"diverged,omitempty"`
@@ -147,7 +144,7 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if seq != 0 {
 		r.LastSeq = seq
 	}
-	r.LastCommit, r.Chained = c.ID, r.Chained || c.Prev != ""
+	r.LastCommit = c.ID
 	r.Commits++
 	if r.Status != StatusEnded {
 		r.Status = StatusRunning
