@@ -177,3 +177,34 @@ func TestChainRebuildCatchesALostWriteInTheMiddle(t *testing.T) {
 	_, err = hc.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 4, Calls: echoFx(4)})
 	wantDiverged(t, "a host folding the stream afresh", err)
 }
+
+// The same lost write under a pending ticket: a reply on the host that sees
+// the divergence is refused, and the approved call never runs.
+func TestChainRefusesAReplyOnADivergedRun(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	ha, hb := startHost(t, s, reg, "a"), startBehind(t, s, reg, "b")
+	ctx := ctxT(t)
+	info, err := ha.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(), Rules: askRules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, hb)
+	started := shown(t, hb, info.Run).LastSeq
+	calls := []commands.CallRequest{call("a", "count_fx", text{"ask me"})}
+	out, err := ha.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls})
+	if err != nil || len(out.Tickets) != 1 {
+		t.Fatalf("step 1 on a: %+v, %v; want one ticket", out, err)
+	}
+	deleteAfter(t, s, ha, info.Run, started)
+	if _, err := hb.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls}); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, hb, ha)
+	_, err = ha.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyOnce, Principal: "ops"})
+	wantDiverged(t, "reply", err)
+	if got := cnt.SideEffecting.Load(); got != 0 {
+		t.Fatalf("%d side effects, want none", got)
+	}
+}
