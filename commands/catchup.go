@@ -81,8 +81,8 @@ func (e *Engine) syncRun(ctx context.Context, run string, after uint64) error {
 // refusal's code.
 func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, error) {
 	switch Code(refusal) {
-	case CodeInternal, CodeInvalidInput, CodeRunNotActive, CodeTicketExpired, CodeTicketKind:
-		return false, refusal // the log cannot change it: an end absorbs, a deadline passed stays passed
+	case CodeInternal, CodeInvalidInput, CodeRunNotActive, CodeTicketExpired, CodeTicketKind, CodeRunDiverged:
+		return false, refusal // the log cannot change it: an end or a divergence absorbs, a deadline passed stays passed
 	}
 	if err := e.catchUp(ctx, run); err != nil {
 		return false, fmt.Errorf("%v; catching up with the log to be sure failed: %w", refusal, err)

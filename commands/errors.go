@@ -44,6 +44,10 @@ var (
 	// not act on it: send it again (another host, or this one restarted,
 	// answers).
 	ErrUnavailable = errors.New("engine is stopping")
+	// ErrRunDiverged means the run's hash chain broke (its history lost a
+	// write, see projection.Divergence): it takes no more steps, replies or
+	// end; an operator looks at `engine show`.
+	ErrRunDiverged = errors.New("run diverged")
 )
 
 // Stable error codes of the API.
@@ -62,6 +66,7 @@ const (
 	CodeAwaitTimeout   = "await_timeout"
 	CodeUnavailable    = "unavailable"
 	CodeInternal       = "internal"
+	CodeRunDiverged    = "run_diverged"
 )
 
 // sentinel returns the error a code stands for (nil for unknown codes).
@@ -93,6 +98,8 @@ func sentinel(code string) error {
 		return ErrAwaitTimeout
 	case CodeUnavailable:
 		return ErrUnavailable
+	case CodeRunDiverged:
+		return ErrRunDiverged
 	}
 	return nil
 }
@@ -117,7 +124,7 @@ func Code(err error) string {
 		return CodeInvalidInput
 	}
 	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
-		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout, CodeUnavailable} {
+		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout, CodeUnavailable, CodeRunDiverged} {
 		if errors.Is(err, sentinel(code)) {
 			return code
 		}

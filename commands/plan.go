@@ -88,6 +88,9 @@ func (e *Engine) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 			err = fmt.Errorf("submit step %d: run %s: %w", req.Step, req.Run, ErrRunNotActive)
 			return
 		}
+		if err = divergedErr(r.ID, r.Diverged); err != nil {
+			return
+		}
 		if s := r.Step(req.Step); s != nil {
 			if !sameCalls(s, req.Calls) {
 				err = fmt.Errorf("step %d of run %s was committed with other calls: %w", req.Step, req.Run, ErrConflict)

@@ -56,7 +56,7 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files")},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
 		}
-		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Events: evs}
+		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Prev: anyString(t, "prev"), Events: evs}
 		got, err := events.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
@@ -64,6 +64,10 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 		dec, err := events.Unmarshal(got)
 		if err != nil {
 			t.Fatalf("hand encoding does not decode: %v\n%s", err, got)
+		}
+		var prev string
+		if ref, _ := json.Marshal(c.Prev); json.Unmarshal(ref, &prev) != nil || dec.Prev != prev {
+			t.Fatalf("prev %q decodes as %q, encoding/json's as %q", c.Prev, dec.Prev, prev)
 		}
 		for i, e := range evs {
 			ref, err := json.Marshal(e)

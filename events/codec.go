@@ -36,6 +36,7 @@ type wireCommit struct {
 	Kind   Kind        `json:"kind"`
 	At     time.Time   `json:"at"`
 	Host   string      `json:"host,omitempty"`
+	Prev   string      `json:"prev,omitempty"`
 	Events []wireEvent `json:"events"`
 }
 
@@ -63,6 +64,9 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 	buf = append(buf, '"')
 	if c.Host != "" {
 		buf = appendString(append(buf, `,"host":`...), c.Host)
+	}
+	if c.Prev != "" {
+		buf = appendString(append(buf, `,"prev":`...), c.Prev)
 	}
 	buf = append(buf, `,"events":[`...)
 	for i, e := range c.Events {
@@ -97,7 +101,7 @@ func Unmarshal(b []byte) (*Commit, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("decode commit: %w: %w", ErrMalformed, err)
 	}
-	c := &Commit{ID: w.ID, Run: w.Run, Step: w.Step, Kind: w.Kind, At: w.At, Host: w.Host,
+	c := &Commit{ID: w.ID, Run: w.Run, Step: w.Step, Kind: w.Kind, At: w.At, Host: w.Host, Prev: w.Prev,
 		Events: make([]Event, len(w.Events))}
 	for i, we := range w.Events {
 		e, err := decodeEvent(we)

@@ -14,7 +14,7 @@ func sampleCommit() *events.Commit {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	return &events.Commit{
 		ID: "01JDZ0000000000000000000AA", Run: "01JDZ0000000000000000000RR", Step: 1,
-		Kind: events.KindStep, At: at, Host: "h1",
+		Kind: events.KindStep, At: at, Host: "h1", Prev: "01JDZ0000000000000000000A9",
 		Events: []events.Event{
 			events.RunStarted{Agent: "build", Location: "/w", Project: "p",
 				Rules:     []events.Rule{{Action: "*", Resource: "*", Effect: "allow", Source: "default"}},

@@ -38,6 +38,10 @@ type Commit struct {
 	At time.Time `json:"at"`
 	// Host names the committing host.
 	Host string `json:"host,omitempty"`
+	// Prev is the id of the run's previous commit, the link of the run's
+	// hash chain; empty for a run's first commit, for commits outside runs,
+	// and in commits written before the chain existed.
+	Prev string `json:"prev,omitempty"`
 	// Events are applied in order.
 	Events []Event `json:"events"`
 }

@@ -49,6 +49,14 @@ func (p *Projector) applyLocked(seq uint64, subject string, c *events.Commit, re
 			p.indexRun(r, c)
 			return nil, nil
 		}
+		if errors.Is(reason, ErrDiverged) { // r is marked, and past seq: not a quarantine
+			p.runs[run] = r
+			p.dirtyLocked(run)
+			if r.Diverged.Seq == seq {
+				p.log.Warn("run diverged: its history lost a write; it takes no more steps", "run", run, "seq", seq, "err", reason)
+			}
+			return nil, nil
+		}
 		if fresh {
 			r = nil // a run that never started is not made up
 		}

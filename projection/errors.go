@@ -13,6 +13,9 @@ var (
 	// [Quarantine]); the projection is as if the message were not there,
 	// except that its run's last sequence moved past it.
 	ErrQuarantined = errors.New("message quarantined")
+	// ErrDiverged means a run commit does not name the run's last commit as
+	// its predecessor (see [Divergence]): the run's history lost a write.
+	ErrDiverged = errors.New("run history diverged")
 	// ErrClosed means the projector was closed.
 	ErrClosed = errors.New("projector closed")
 )

@@ -44,6 +44,14 @@ func genHistory(t *rapid.T) []*events.Commit {
 	if rapid.Bool().Draw(t, "end") {
 		cs = append(cs, mk("e", 0, events.KindEnd, events.RunEnded{Cause: events.CauseCompleted}))
 	}
+	return link(cs)
+}
+
+// link chains cs: each commit after the first names the one before it.
+func link(cs []*events.Commit) []*events.Commit {
+	for i := 1; i < len(cs); i++ {
+		cs[i].Prev = cs[i-1].ID
+	}
 	return cs
 }
 

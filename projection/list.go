@@ -8,7 +8,7 @@ import (
 
 // Summary returns the run's listing line.
 func (r *Run) Summary() Summary {
-	s := Summary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq}
+	s := Summary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq, Diverged: r.Diverged != nil}
 	if r.End != nil {
 		s.Cause = r.End.Cause
 	}

@@ -282,4 +282,6 @@ type Summary struct {
 	Cause   string `json:"cause,omitempty"`
 	Steps   int    `json:"steps"`
 	LastSeq uint64 `json:"last_seq"`
+	// Diverged is set when the run's hash chain broke (see [Run.Diverged]).
+	Diverged bool `json:"diverged,omitempty"`
 }

@@ -61,7 +61,7 @@ func (b *Rebuilt) fold(seq uint64, subject string, data []byte) {
 		if fresh {
 			r = &Run{ID: run}
 		}
-		if reason = r.Apply(seq, c); reason == nil {
+		if reason = r.Apply(seq, c); reason == nil || errors.Is(reason, ErrDiverged) {
 			b.Runs[run] = r
 			return
 		}

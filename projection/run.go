@@ -39,6 +39,12 @@ type Run struct {
 	LastSeq uint64 `json:"last_seq"`
 	// Commits counts the commits applied.
 	Commits int `json:"commits"`
+	// LastCommit is the id of the run's last applied commit: the prev its
+	// next commit names. Empty in a run checkpointed before the chain.
+	LastCommit string `json:"last_commit,omitempty"`
+	// Diverged is set when a commit broke the run's chain; the run takes no
+	// more steps and no later commit of it is folded.
+	Diverged *Divergence `json:"diverged,omitempty"`
 }
 
 // Step is one model turn's batch of calls.
@@ -105,12 +111,18 @@ func (s *Step) Call(id string) *Call {
 // result for a call that was never requested, a step out of order, a second
 // start, a commit of another run) is an error wrapping [ErrInconsistent],
 // and r is left exactly as it was: a commit applies whole or not at all.
+// A commit that breaks the run's chain (see chain.go), and any commit of a
+// run that diverged, is an error wrapping [ErrDiverged]: none of its events
+// is applied, but r is marked diverged and its last sequence moves past it.
 func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if seq != 0 && seq <= r.LastSeq {
 		return nil
 	}
 	if r.ID != "" && c.Run != r.ID {
 		return fmt.Errorf("commit %s of run %q applied to run %s: %w", c.ID, c.Run, r.ID, ErrInconsistent)
+	}
+	if err := r.checkChain(seq, c); err != nil {
+		return err
 	}
 	u := r.save(c)
 	if r.ID == "" {
@@ -132,6 +144,7 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if seq != 0 {
 		r.LastSeq = seq
 	}
+	r.LastCommit = c.ID
 	r.Commits++
 	if r.Status != StatusEnded {
 		r.Status = StatusRunning

@@ -74,9 +74,10 @@ func TestRunFold(t *testing.T) {
 				Decision: &events.PermissionDecided{CallID: "b", Verdict: "allow"},
 				Result:   &events.ToolResultRecorded{CallID: "b", Parts: text}}}},
 		},
-		State:   map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
-		LastSeq: 5,
-		Commits: 5,
+		State:      map[string]json.RawMessage{"todos": json.RawMessage(`["second"]`)},
+		LastSeq:    5,
+		Commits:    5,
+		LastCommit: "c5",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fold (-want +got):\n%s", diff)

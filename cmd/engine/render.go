@@ -89,6 +89,9 @@ func timeline(w io.Writer, r *projection.Run) {
 	}
 	fmt.Fprintf(w, "run %s  agent %s  %s\n", r.ID, r.Snapshot.Agent, status)
 	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
+	if r.Diverged != nil {
+		fmt.Fprintf(w, "  DIVERGED: its history lost a write; it takes no more steps: %s\n", r.Diverged)
+	}
 	for _, s := range r.Steps {
 		final := "final"
 		if !s.Final {

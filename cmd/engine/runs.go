@@ -29,6 +29,9 @@ func runRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if r.Cause != "" {
 				status += " (" + r.Cause + ")"
 			}
+			if r.Diverged {
+				status += " DIVERGED"
+			}
 			fmt.Fprintf(stdout, "%s  %-8s %-20s %d steps\n", r.ID, r.Agent, status, r.Steps)
 		}
 		return nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/projection"
@@ -13,7 +15,8 @@ import (
 // runVerify is `engine verify --data DIR`: rebuild the runs projection from
 // stream sequence 1 and compare it with the one loaded from the checkpoint
 // (and its replayed tail), and the messages both quarantined. Quarantined
-// messages are listed first; the rest is compared. Any difference is a bug;
+// messages are listed first, then every run whose hash chain broke (in the
+// rebuild or in the checkpoint); the rest is compared. A broken chain fails. Any difference is a bug;
 // it is printed and the command fails. It opens the data directory itself, so no engine may be
 // serving it.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,7 +43,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	quarantine := e.host.Proj.Quarantine()
 	printQuarantine(stdout, want.Quarantine)
-	failed := false
+	failed := printDiverged(stdout, want.Runs, got)
 	if diff := cmp.Diff(want.Runs, got); diff != "" {
 		fmt.Fprintf(stdout, "the projection differs from a rebuild at stream sequence %d (-rebuild +checkpoint):\n%s", seq, diff)
 		failed = true
@@ -50,8 +53,37 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		failed = true
 	}
 	if failed {
-		return fmt.Errorf("verify: the checkpointed projection is not the log's")
+		return fmt.Errorf("verify: the checkpointed projection is not the log's, or a run's chain is broken")
 	}
 	fmt.Fprintf(stdout, "verified %d runs at stream sequence %d: the checkpointed projection equals a rebuild from sequence 1\n", len(got), seq)
 	return nil
+}
+
+// printDiverged lists the runs whose chain broke: in the rebuild (the stream
+// itself shows a lost write), or only in the checkpoint (this host folded a
+// write the stream no longer holds). It reports whether there were any.
+func printDiverged(w io.Writer, rebuilt, checkpoint map[string]*projection.Run) bool {
+	ids := slices.Sorted(maps.Keys(rebuilt))
+	for id := range checkpoint {
+		if _, ok := rebuilt[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	n := 0
+	for _, id := range ids {
+		r, c := rebuilt[id], checkpoint[id]
+		switch {
+		case r != nil && r.Diverged != nil:
+			fmt.Fprintf(w, "run %s diverged: %s\n", id, r.Diverged)
+		case c != nil && c.Diverged != nil:
+			fmt.Fprintf(w, "run %s diverged here, not in the log (the log lost a write this host had folded): %s\n", id, c.Diverged)
+		default:
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "%d runs diverged: each takes no more steps\n", n)
+	}
+	return n > 0
 }
