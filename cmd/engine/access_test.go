@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,7 +73,7 @@ func (g *guarded) as(t *testing.T, user string) *role {
 	t.Helper()
 	r := &role{errs: make(chan error, 64)}
 	var err error
-	r.nc, err = g.e.srv.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX_"+user),
+	r.nc, err = g.e.srv.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX."+user),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			select {
 			case r.errs <- err:
@@ -167,10 +168,10 @@ func TestAccessRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent.refused(t, "stepgate.submit_step") // it cannot stand in for the engine
-	if _, err := agent.nc.SubscribeSync("_INBOX_approver.>"); err != nil {
+	if _, err := agent.nc.SubscribeSync("_INBOX.approver.>"); err != nil {
 		t.Fatal(err)
 	}
-	agent.refused(t, "_INBOX_approver.>") // nor read another role's answers
+	agent.refused(t, "_INBOX.approver.>") // nor read another role's answers
 	if now, err := g.e.host.Log.LastSeq(ctx); err != nil || now != last {
 		t.Fatalf("stream last sequence %d (%v), was %d", now, err, last)
 	}
@@ -199,5 +200,84 @@ func TestAccessRoles(t *testing.T) {
 	}
 	if _, err := agent.client.EndRun(ctx, commands.EndRunRequest{Run: run}); err != nil {
 		t.Fatalf("agent end_run: %v", err)
+	}
+}
+
+// `engine serve --auth` enforces the file on its listener and serves as
+// the engine user: an anonymous connection is refused, an agent with its
+// inbox prefix (--inbox-prefix) starts a run and is answered, and --auth
+// with --nats is refused (the servers load the file themselves).
+func TestServeAuth(t *testing.T) {
+	setPasswords(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--test-tools",
+			"--auth", accessFile, "--user", "engine", "--password", "pw-engine"}, w, io.Discard)
+		_ = w.Close()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed %q: %v (serve: %v)", line, err, <-done)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	url, _, _ := strings.Cut(strings.TrimPrefix(line, "stepgate serving on "), ",")
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+
+	if nc, err := nats.Connect(url); err == nil || !errors.Is(err, nats.ErrAuthorization) {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Fatalf("anonymous connection to %s: %v, want an authorization violation", url, err)
+	}
+	cf := connFlags{natsURL: url, user: "agent", password: "pw-agent", inbox: "_INBOX.agent"}
+	c, err := cf.dialClient(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.nc.Close()
+	askStep(t, ctx, c)
+
+	err = run(ctx, []string{"serve", "--data", t.TempDir(), "--nats", url, "--auth", accessFile}, io.Discard, io.Discard)
+	if !errors.Is(err, errAuthWithNATS) {
+		t.Fatalf("serve --nats --auth: %v, want %v", err, errAuthWithNATS)
+	}
+}
+
+// A request a client sends twice to one inbox (as it does after a
+// reconnect) is answered: the engine's answers are not limited to one per
+// reply subject (allow_responses would refuse both answers here).
+func TestAccessRequestSentTwice(t *testing.T) {
+	g := serveGuarded(t)
+	agent := g.as(t, "agent")
+	inbox := agent.nc.NewInbox()
+	answers := make(chan *nats.Msg, 2)
+	sub, err := agent.nc.ChanSubscribe(inbox, answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	body, _ := json.Marshal(commands.ShowRequest{Run: "no-such-run"})
+	for range 2 {
+		if err := agent.nc.PublishRequest(subjectPrefix+"."+epShow, inbox, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	timeout := time.After(5 * time.Second)
+	for n := range 2 {
+		select {
+		case <-answers:
+		case err := <-agent.errs:
+			t.Fatalf("answer %d: %v", n+1, err)
+		case <-timeout:
+			t.Fatalf("%d of 2 answers", n)
+		}
 	}
 }

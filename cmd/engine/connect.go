@@ -46,7 +46,7 @@ func (f *connFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client TLS certificate")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "client TLS key")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
-	fs.StringVar(&f.inbox, "inbox-prefix", "", "prefix of the subjects answers come back on (default _INBOX; a role's own, such as _INBOX_agent, where the NATS permissions give each role its own)")
+	fs.StringVar(&f.inbox, "inbox-prefix", "", "prefix of the subjects answers come back on (default _INBOX; a role's own, such as _INBOX.agent, where the NATS permissions give each role its own)")
 }
 
 // registerClient registers the flags of a verb that is a client of an
