@@ -36,11 +36,18 @@ func setPasswords(t *testing.T) {
 func serveGuarded(t *testing.T) *guarded {
 	t.Helper()
 	setPasswords(t)
+	return serveAs(t, accessFile, "engine")
+}
+
+// serveAs starts an embedded engine enforcing file, its host connected as
+// engineUser (password "pw-" and the name).
+func serveAs(t *testing.T, file, engineUser string) *guarded {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true,
-		authFile: accessFile, clientOpts: []nats.Option{nats.UserInfo("engine", "pw-engine")}})
+		authFile: file, clientOpts: []nats.Option{nats.UserInfo(engineUser, "pw-"+engineUser)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +78,15 @@ type role struct {
 
 func (g *guarded) as(t *testing.T, user string) *role {
 	t.Helper()
+	return g.asRole(t, user, user)
+}
+
+// asRole connects as user, with the inbox prefix of its role.
+func (g *guarded) asRole(t *testing.T, user, roleName string) *role {
+	t.Helper()
 	r := &role{errs: make(chan error, 64)}
 	var err error
-	r.nc, err = g.e.srv.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX."+user),
+	r.nc, err = g.e.srv.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX."+roleName),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			select {
 			case r.errs <- err:
