@@ -29,6 +29,10 @@ type EmbeddedConfig struct {
 	Listen string `json:"listen" yaml:"listen"`
 	// Sync is SyncInterval (default) or SyncAlways.
 	Sync string `json:"sync" yaml:"sync"`
+	// AuthFile is a nats-server configuration file whose authorization
+	// block (users, permissions) and accounts the server enforces; empty
+	// means no authentication. See deploy/access/accounts.conf.
+	AuthFile string `json:"auth_file" yaml:"auth_file"`
 }
 
 // Validate reports a configuration that cannot work.
@@ -82,6 +86,11 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	}
 	if cfg.Sync == SyncAlways {
 		opts.SyncAlways = true
+	}
+	if cfg.AuthFile != "" {
+		if err := loadAuth(opts, cfg.AuthFile); err != nil {
+			return nil, err
+		}
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {

@@ -33,6 +33,7 @@ type connFlags struct {
 	tlsCert  string
 	tlsKey   string
 	tlsCA    string
+	inbox    string        // prefix of the reply inboxes (a role's, see deploy/access)
 	timeout  time.Duration // client verbs: how long one request may take (0: the endpoint's default)
 }
 
@@ -45,6 +46,7 @@ func (f *connFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client TLS certificate")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "client TLS key")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
+	fs.StringVar(&f.inbox, "inbox-prefix", "", "prefix of the subjects answers come back on (default _INBOX; a role's own, such as _INBOX.agent, where the NATS permissions give each role its own)")
 }
 
 // registerClient registers the flags of a verb that is a client of an
@@ -71,6 +73,9 @@ func (f *connFlags) options() []nats.Option {
 	}
 	if f.tlsCA != "" {
 		opts = append(opts, nats.RootCAs(f.tlsCA))
+	}
+	if f.inbox != "" {
+		opts = append(opts, nats.CustomInboxPrefix(f.inbox))
 	}
 	return opts
 }
@@ -163,6 +168,10 @@ type hostOptions struct {
 	testTools bool
 	limits    stepLimits
 	metrics   commands.Metrics // nil for none
+	// authFile is the embedded server's users and permissions (serve
+	// --auth), and clientOpts the host's own credentials on it.
+	authFile   string
+	clientOpts []nats.Option
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -172,12 +181,12 @@ func startEmbedded(ctx context.Context, o hostOptions) (*embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync})
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync, AuthFile: o.authFile})
 	if err != nil {
 		return nil, errors.Join(err, release())
 	}
 	e := &embedded{srv: srv, release: release, hostName: o.hostName}
-	if e.nc, err = srv.Connect(); err != nil {
+	if e.nc, err = srv.Connect(o.clientOpts...); err != nil {
 		e.close()
 		return nil, err
 	}

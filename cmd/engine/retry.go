@@ -118,7 +118,7 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	inbox := nats.NewInbox()
+	inbox := c.nc.NewInbox() // under the connection's prefix (--inbox-prefix)
 	answers := make(chan *nats.Msg, 64)
 	sub, err := c.nc.ChanSubscribe(inbox, answers)
 	if err != nil {
