@@ -6,3 +6,7 @@ package integration
 // cluster's three nodes run in the test process, under -race on two cores;
 // the full 100 run with -tags soak.
 const clRuns = 40
+
+// faultTrials is how many times TestStreamLeaderNodeDownOnACluster takes the
+// stream leader's node down in CI.
+const faultTrials = 3
