@@ -204,4 +204,3 @@ func (f *faulty) checkRun(trial int, fr *faultRun) {
 		}
 	}
 }
-
