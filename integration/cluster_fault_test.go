@@ -204,3 +204,12 @@ func (f *faulty) checkRun(trial int, fr *faultRun) {
 		}
 	}
 }
+
+// urls returns every node's client URL, comma-separated (as --nats takes them).
+func (c *natsCluster) urls() string {
+	s := c.url(0)
+	for i := 1; i < len(c.opts); i++ {
+		s += "," + c.url(i)
+	}
+	return s
+}

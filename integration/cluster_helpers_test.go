@@ -121,15 +121,6 @@ func (c *natsCluster) url(i int) string {
 	return fmt.Sprintf("nats://127.0.0.1:%d", c.opts[i].Port)
 }
 
-// urls returns every node's client URL, comma-separated (as --nats takes them).
-func (c *natsCluster) urls() string {
-	s := c.url(0)
-	for i := 1; i < len(c.opts); i++ {
-		s += "," + c.url(i)
-	}
-	return s
-}
-
 // connect opens a client connection to node i only.
 func (c *natsCluster) connect(i int) *nats.Conn {
 	c.t.Helper()

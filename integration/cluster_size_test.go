@@ -7,6 +7,3 @@ package integration
 // the full 100 run with -tags soak.
 const clRuns = 40
 
-// faultTrials is how many times TestStreamLeaderNodeDownOnACluster takes the
-// stream leader's node down in CI.
-const faultTrials = 3
