@@ -6,4 +6,3 @@ package integration
 // cluster's three nodes run in the test process, under -race on two cores;
 // the full 100 run with -tags soak.
 const clRuns = 40
-
