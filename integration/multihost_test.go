@@ -66,26 +66,13 @@ func multiHost(t *testing.T, hosts int) {
 	m := &multi{t: t, nc: nc}
 	stop := m.replyToCLITickets()
 
-	runs := make([]string, mhRuns)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range mhParallel {
-		wg.Go(func() {
-			for r := range work {
-				if r < mhCLIRuns {
-					runs[r] = m.cliRun(url, ws, r, r < mhCLIAsking)
-				} else {
-					runs[r] = m.natsRun(ws, r, r%mhAskRunOf == 0)
-				}
-			}
-		})
-	}
 	start := time.Now()
-	for r := range mhRuns {
-		work <- r
-	}
-	close(work)
-	wg.Wait()
+	runs := m.drive(mhRuns, mhParallel, func(r int) string {
+		if r < mhCLIRuns {
+			return m.cliRun(url, ws, r, r < mhCLIAsking)
+		}
+		return m.natsRun(ws, r, r%mhAskRunOf == 0)
+	})
 	stop()
 	t.Logf("%d hosts: %d runs of %d steps in %v; %d replies, %d awaits, %d errors",
 		hosts, mhRuns, mhSteps, time.Since(start).Round(time.Millisecond), m.replies.Load(), m.awaits.Load(), m.errs.Load())
@@ -135,10 +122,45 @@ func (m *multi) checkEveryHostServed(hosts int) {
 
 // multi drives runs and counts what went wrong.
 type multi struct {
-	t               *testing.T
-	nc              *nats.Conn
+	t  *testing.T
+	nc *nats.Conn
+	// hops, when set, are connections to different servers of a cluster: a
+	// run's step n goes through hops[n], its await_step through hops[n+1]
+	// and its reply through hops[n+2] (modulo len), so consecutive requests
+	// of a run enter the cluster at different servers (the queue group then
+	// hands each to any host).
+	hops            []*nats.Conn
 	errs            atomic.Int64
 	replies, awaits atomic.Int64
+}
+
+// via returns the connection of hop k: m.nc without hops.
+func (m *multi) via(k int) *nats.Conn {
+	if len(m.hops) == 0 {
+		return m.nc
+	}
+	return m.hops[k%len(m.hops)]
+}
+
+// drive runs one(r) for r in [0, runs), parallel at a time, and returns
+// what each returned (the run's id).
+func (m *multi) drive(runs, parallel int, one func(r int) string) []string {
+	ids := make([]string, runs)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Go(func() {
+			for r := range work {
+				ids[r] = one(r)
+			}
+		})
+	}
+	for r := range runs {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
+	return ids
 }
 
 // fail records one failed request; the first few are logged.
@@ -150,8 +172,13 @@ func (m *multi) fail(format string, args ...any) {
 
 // request asks the service and decodes the answer into out.
 func (m *multi) request(endpoint string, req, out any) error {
+	return m.requestVia(m.nc, endpoint, req, out)
+}
+
+// requestVia asks the service through nc.
+func (m *multi) requestVia(nc *nats.Conn, endpoint string, req, out any) error {
 	b, _ := json.Marshal(req)
-	msg, err := m.nc.Request("stepgate."+endpoint, b, 60*time.Second)
+	msg, err := nc.Request("stepgate."+endpoint, b, 60*time.Second)
 	if err != nil {
 		return fmt.Errorf("%s: %w", endpoint, err)
 	}
@@ -185,7 +212,7 @@ func (m *multi) natsRun(ws string, r int, asking bool) string {
 		var out commands.StepOutcome
 		req := commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: []commands.CallRequest{
 			{ID: fmt.Sprintf("c%d", n), Tool: "echo_fx", Args: json.RawMessage(fmt.Sprintf(`{"text":%q}`, text))}}}
-		if err := m.request("submit_step", req, &out); err != nil {
+		if err := m.requestVia(m.via(n), "submit_step", req, &out); err != nil {
 			m.fail("run %d: %v", r, err)
 			return info.Run
 		}
@@ -204,7 +231,7 @@ func (m *multi) natsRun(ws string, r int, asking bool) string {
 		}
 	}
 	var sum commands.RunSummary
-	if err := m.request("end_run", commands.EndRunRequest{Run: info.Run}, &sum); err != nil {
+	if err := m.requestVia(m.via(mhSteps+1), "end_run", commands.EndRunRequest{Run: info.Run}, &sum); err != nil {
 		m.fail("run %d: %v", r, err)
 	} else if sum.Steps != mhSteps || sum.Status != projection.StatusEnded {
 		m.fail("run %d ended as %+v", r, sum)
@@ -223,10 +250,10 @@ func (m *multi) replyAndAwait(run string, n int, ticket string, out *commands.St
 		awaitErr error
 	)
 	wg.Go(func() {
-		awaitErr = m.request("await_step", commands.AwaitRequest{Run: run, Step: n}, &awaited)
+		awaitErr = m.requestVia(m.via(n+1), "await_step", commands.AwaitRequest{Run: run, Step: n}, &awaited)
 	})
 	wg.Go(func() {
-		rerr = m.request("reply", commands.ReplyRequest{Ticket: ticket, Reply: "once", Principal: "ops"}, &res)
+		rerr = m.requestVia(m.via(n+2), "reply", commands.ReplyRequest{Ticket: ticket, Reply: "once", Principal: "ops"}, &res)
 	})
 	wg.Wait()
 	m.replies.Add(1)
@@ -250,9 +277,9 @@ func (m *multi) checkShows(runs []string, hosts int) {
 	t := m.t
 	for r, run := range runs {
 		var raw json.RawMessage
-		for range 3 * hosts {
+		for i := range 3 * hosts {
 			var got json.RawMessage
-			if err := m.request("show", commands.ShowRequest{Run: run}, &got); err != nil {
+			if err := m.requestVia(m.via(i), "show", commands.ShowRequest{Run: run}, &got); err != nil {
 				t.Fatalf("run %d: %v", r, err)
 			}
 			if raw == nil {

@@ -102,12 +102,12 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 // Get returns the message at stream sequence seq (a direct get); found is
 // false when the stream holds no message there.
 func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte, found bool, err error) {
-	m, err := l.stream.GetMsg(ctx, seq)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return "", nil, false, nil
-	}
+	m, found, err := l.leaderGet(ctx, seq, "")
 	if err != nil {
 		return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
+	}
+	if !found {
+		return "", nil, false, nil
 	}
 	return m.Subject, m.Data, true, nil
 }
@@ -115,12 +115,12 @@ func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte,
 // SubjectLastSeq returns the sequence of the last message on subject, 0 when
 // there is none: the expectation of the subject's next commit.
 func (l *Log) SubjectLastSeq(ctx context.Context, subject string) (uint64, error) {
-	m, err := l.stream.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return 0, nil
-	}
+	m, found, err := l.leaderGet(ctx, 0, subject)
 	if err != nil {
 		return 0, translate("last message on "+subject, err)
+	}
+	if !found {
+		return 0, nil
 	}
 	return m.Sequence, nil
 }

@@ -72,16 +72,21 @@ func (c StreamConfig) withDefaults() StreamConfig {
 // Log is the append-only log of commits on one JetStream stream. Safe for
 // concurrent use.
 type Log struct {
-	js      jetstream.JetStream
-	pub     *Publisher
-	stream  jetstream.Stream
-	cfg     StreamConfig
-	buffers sync.Pool // *[]byte encode buffers for commits
-	msgs    sync.Pool // *nats.Msg of answered commits (see message)
+	js     jetstream.JetStream
+	pub    *Publisher
+	stream jetstream.Stream
+	cfg    StreamConfig
+	// replicas is the stream's replica count as Open found or made it.
+	replicas int
+	buffers  sync.Pool // *[]byte encode buffers for commits
+	msgs     sync.Pool // *nats.Msg of answered commits (see message)
 }
 
 // Open creates the stream if it does not exist (or updates its settings) and
-// returns the log on it.
+// returns the log on it. An existing stream keeps its replica count: cfg's
+// Replicas applies only to a stream Open creates (see Log.Replicas), since
+// changing the replicas of a live stream moves its data between nodes and
+// is the operator's decision, not a side effect of a host's start.
 func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -97,6 +102,11 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 		AllowDirect: true,
 		Discard:     jetstream.DiscardNew,
 	}
+	if have, err := js.Stream(ctx, cfg.Name); err == nil {
+		sc.Replicas = max(have.CachedInfo().Config.Replicas, 1)
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("look up stream %s: %w", cfg.Name, err)
+	}
 	s, err := js.CreateOrUpdateStream(ctx, sc)
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return nil, fmt.Errorf("set up stream %s: %w", cfg.Name, err)
@@ -110,13 +120,18 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{js: js, pub: pub, stream: s, cfg: cfg}
+	l := &Log{js: js, pub: pub, stream: s, cfg: cfg, replicas: max(s.CachedInfo().Config.Replicas, 1)}
 	l.buffers.New = func() any { b := make([]byte, 0, 4096); return &b }
 	return l, nil
 }
 
 // Name returns the stream's name.
 func (l *Log) Name() string { return l.cfg.Name }
+
+// Replicas returns the stream's replica count as Open found or made it, and
+// the count the configuration asked for; they differ when the stream
+// existed with another count, which Open kept.
+func (l *Log) Replicas() (have, asked int) { return l.replicas, l.cfg.Replicas }
 
 // MaxMsgSize returns the largest commit the log takes, encoded.
 func (l *Log) MaxMsgSize() int { return int(l.cfg.MaxMsgSize) }

@@ -96,7 +96,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return errors.Join(err, stop())
 	}
-	fmt.Fprintf(stdout, "stepgate serving on %s (host %s)\n", where, opts.hostName)
+	have, asked := host.Log.Replicas()
+	if have != asked {
+		log.Warn("the stream exists with another replica count; kept it (change it with the nats CLI: nats stream edit --replicas)",
+			"stream", host.Log.Name(), "replicas", have, "asked", asked)
+	}
+	fmt.Fprintf(stdout, "stepgate serving on %s (host %s, stream %s with %d replicas)\n", where, opts.hostName, host.Log.Name(), have)
 	if metrics != nil {
 		fmt.Fprintf(stdout, "metrics on %s\n", metrics.URL())
 	}

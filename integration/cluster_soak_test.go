@@ -1,0 +1,10 @@
+//go:build soak
+
+package integration
+
+// clRuns is how many runs TestRunsAcrossHostsOnACluster drives in a soak run.
+const clRuns = 100
+
+// faultTrials is how many times TestStreamLeaderNodeDownOnACluster takes the
+// stream leader's node down in a soak run.
+const faultTrials = 10
