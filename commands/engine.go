@@ -147,10 +147,11 @@ func (e *Engine) lockRun(run string) *runLock {
 }
 
 // commit appends c to its run with expectation last and folds it into the
-// projection at once (read-your-writes).
+// projection at once (read-your-writes). While NATS is unavailable the same
+// commit is tried again (see commitThrough).
 func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
 	e.fit(c)
-	seq, err := e.log.Commit(ctx, c, last)
+	seq, err := e.commitThrough(ctx, c, last)
 	if err != nil {
 		return 0, err
 	}
