@@ -19,10 +19,10 @@ const (
 	natsWaitLimit = 5 * time.Second
 )
 
-// dialServe connects an engine host to the external NATS server: like
-// dial, but it does not fail when no server is up yet (it keeps trying in
-// the background, see connFlags.options), and it says once per outage that
-// NATS is unavailable, and again when it is back.
+// dialServe connects an engine host to the external NATS server. It does
+// not fail when no server is up yet (it keeps trying in the background, see
+// connFlags.options), and it says once per outage that NATS is unavailable,
+// and again when it is back.
 func (f *connFlags) dialServe(log *slog.Logger) (*nats.Conn, error) {
 	opts := append(f.options(), nats.RetryOnFailedConnect(true),
 		nats.ConnectHandler(func(*nats.Conn) { log.Info("connected to NATS", "url", f.natsURL) }),
