@@ -6,7 +6,9 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +169,7 @@ func TestServeWaitsForNATSAtStart(t *testing.T) {
 	o.up()
 	o.waitServing(30 * time.Second)
 	o.alive()
+
 	k := o.trial(1, 5)
 	wait := k.drive(time.Minute)
 	wait()
@@ -176,9 +179,8 @@ func TestServeWaitsForNATSAtStart(t *testing.T) {
 // NATS stops three times while three `engine run` clients drive append_fx steps
 // through `engine serve --nats`, and comes back on the same address and
 // store: the engine never exits and says so once per outage, the clients
-// ride it out (exit 0), the engine's service answers again after each
-// restart (its subscriptions survive the reconnect), and the kill -9
-// property holds (every step
+// ride it out (exit 0) through the one engine process, whose service's
+// subscriptions survive each reconnect, and the kill -9 property holds (every step
 // committed whole, none open, no side effect twice).
 func TestClientsRideOutNATSOutages(t *testing.T) {
 	o := newNATSOutage(t)
@@ -187,24 +189,22 @@ func TestClientsRideOutNATSOutages(t *testing.T) {
 	o.waitServing(30 * time.Second)
 	k := o.trial(3, 300)
 	wait := k.drive(3 * time.Minute)
-	for _, at := range []int{10 + rand.N(30), 90 + rand.N(30), 170 + rand.N(30)} {
-		k.progressed(rand.N(3), at)
+	for i := range 3 {
+		c := o.runningClient(k)
+		k.progressed(c, lineCount(filepath.Join(k.ws, effects(c)))+5+rand.N(30))
 		k.mu.Lock()
 		k.running = append(k.running, k.clients-len(k.results))
 		k.mu.Unlock()
 		o.down()
 		time.Sleep(jitter(500*time.Millisecond, 2*time.Second))
 		o.up()
-		// The engine's service answers again on its reconnected
-		// connection (nats.go subscribes it again), so the next outage
-		// is one the engine sees.
-		engine(t, "runs", "--nats", "nats://"+o.addr, "--json", "--timeout", "30s")
+		o.stderrHas("NATS is back", i+1, 30*time.Second) // the next outage is one the engine sees
 	}
 	wait()
 	k.check()
 	// One line per outage, never a line per attempt.
-	if n := o.warnings(); n != o.downs {
-		t.Errorf("%d outages, %d lines saying NATS is unavailable, want one each", o.downs, n)
+	if n, back := o.warnings(), strings.Count(o.engineErr.String(), "NATS is back"); n != o.downs || back != o.downs {
+		t.Errorf("%d outages, %d lines saying NATS is unavailable and %d that it is back, want one each", o.downs, n, back)
 	}
 	o.alive()
 	if k.running[0] != 3 || k.running[2] == 0 {
@@ -213,4 +213,26 @@ func TestClientsRideOutNATSOutages(t *testing.T) {
 	if t.Failed() || testing.Verbose() {
 		t.Logf("engine serve:\n%s", o.engineErr.String())
 	}
+}
+
+// runningClient is a client of k that has not finished (0 when none).
+func (o *natsOutage) runningClient(k *killTrial) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	finished := map[int]bool{}
+	for _, r := range k.results {
+		finished[r.n] = true
+	}
+	for _, c := range rand.Perm(k.clients) {
+		if !finished[c] {
+			return c
+		}
+	}
+	return 0
+}
+
+// lineCount is the number of lines in a file (0 when it does not exist).
+func lineCount(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte("\n"))
 }

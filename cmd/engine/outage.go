@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,13 +21,21 @@ const (
 )
 
 // dialServe connects an engine host to the external NATS server. It does
-// not fail when no server is up yet (it keeps trying in the background, see
-// connFlags.options), and it says once per outage that NATS is unavailable,
+// not fail when no server is up yet: it keeps trying in the background, for
+// ever, waiting longer after each failed attempt (up to natsWaitLimit); and
+// it says once per outage that NATS is unavailable,
 // and again when it is back.
 func (f *connFlags) dialServe(log *slog.Logger) (*nats.Conn, error) {
 	opts := append(f.options(), nats.RetryOnFailedConnect(true),
-		nats.ConnectHandler(func(*nats.Conn) { log.Info("connected to NATS", "url", f.natsURL) }),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS is back", "url", nc.ConnectedUrlRedacted()) }),
+		nats.CustomReconnectDelay(func(attempts int) time.Duration { // doubling: a long outage is not hammered
+			d := natsWaitFirst << min(max(attempts-1, 0), 6)
+			return min(d, natsWaitLimit) + rand.N(natsWaitFirst)
+		}),
+		// The end of an outage is said at the level of its start: with
+		// the default level, an operator who saw one sees the other (at
+		// start, the serving line on stdout says it).
+		nats.ConnectHandler(func(nc *nats.Conn) { log.Info("connected to NATS", "url", nc.ConnectedUrlRedacted()) }),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Warn("NATS is back", "url", nc.ConnectedUrlRedacted()) }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			log.Warn("NATS unavailable; reconnecting (requests get the retryable code unavailable meanwhile)", "url", f.natsURL, "err", err)
 		}))
@@ -50,7 +59,7 @@ func startHostWaiting(ctx context.Context, nc *nats.Conn, o hostOptions) (*comma
 		h, err := startHost(ctx, nc, o)
 		if err == nil || !step.Unavailable(err) || ctx.Err() != nil {
 			if err == nil && said {
-				o.log.Info("JetStream is ready; the host started")
+				o.log.Warn("JetStream is back; the host started")
 			}
 			return h, err
 		}
