@@ -155,13 +155,14 @@ func (e *Engine) lockRun(run string) *runLock {
 // commit appends c to its run with expectation last and folds it into the
 // projection at once (read-your-writes). A run commit names the run's last
 // commit as its predecessor (the run's hash chain, see chain.go); a run that
-// diverged takes no commit.
+// diverged takes no commit. While NATS is unavailable the same commit is
+// tried again (see commitThrough).
 func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
 	if err := e.chain(c); err != nil {
 		return 0, err
 	}
 	e.fit(c)
-	seq, err := e.log.Commit(ctx, c, last)
+	seq, err := e.commitThrough(ctx, c, last)
 	e.observeCommit(c, err)
 	if err != nil {
 		return 0, err

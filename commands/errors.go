@@ -40,9 +40,11 @@ var (
 	// ErrAwaitTimeout means the awaited step was not final within the
 	// request's timeout; nothing changed: ask again.
 	ErrAwaitTimeout = errors.New("await timed out")
-	// ErrUnavailable means the host that got the request is stopping and did
-	// not act on it: send it again (another host, or this one restarted,
-	// answers).
+	// ErrUnavailable means the host that got the request is stopping, or
+	// NATS is unavailable to it (see step.Unavailable), and what the request
+	// asked is not done: send it again (another host, this one restarted, or
+	// this one once NATS is back, answers; a step sent again gets its
+	// recorded outcome if an earlier copy committed it).
 	ErrUnavailable = errors.New("engine is stopping")
 	// ErrRunDiverged means the run's hash chain broke (its history lost a
 	// write, see projection.Divergence): it takes no more steps, replies or
@@ -128,6 +130,9 @@ func Code(err error) string {
 		if errors.Is(err, sentinel(code)) {
 			return code
 		}
+	}
+	if step.Unavailable(err) {
+		return CodeUnavailable
 	}
 	return CodeInternal
 }

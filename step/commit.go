@@ -62,8 +62,14 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 	if errors.Is(err, ErrConflict) {
 		// A retry of a commit that was already stored fails the sequence
 		// check: recognise our own commit where it must be.
-		if seq, ok := l.storedAfter(ctx, subject, last, c.ID); ok {
+		seq, ok, rerr := l.storedAfter(ctx, subject, last, c.ID)
+		if ok {
 			return seq, nil
+		}
+		if Unavailable(rerr) {
+			// Not known whether it is ours: the caller tries the same
+			// commit again once NATS is back.
+			return 0, fmt.Errorf("commit %s to %s: recognise a retried commit: %w", c.ID, subject, rerr)
 		}
 	}
 	return 0, err
@@ -73,12 +79,16 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 // after sequence last. A commit stored with expectation last is exactly
 // there, whatever was committed after it, so this recognises a retried
 // commit without the server's de-duplication window.
-func (l *Log) storedAfter(ctx context.Context, subject string, last uint64, id string) (uint64, bool) {
+// The error is the read's, when it failed.
+func (l *Log) storedAfter(ctx context.Context, subject string, last uint64, id string) (uint64, bool, error) {
 	m, err := l.stream.GetMsg(ctx, last+1, jetstream.WithGetMsgSubject(subject))
-	if err != nil || m.Header.Get(jetstream.MsgIDHeader) != id {
-		return 0, false
+	if err != nil {
+		return 0, false, err
 	}
-	return m.Sequence, true
+	if m.Header.Get(jetstream.MsgIDHeader) != id {
+		return 0, false, nil
+	}
+	return m.Sequence, true, nil
 }
 
 // message returns a message for a commit with its two headers, reusing one

@@ -96,7 +96,7 @@ func TestAccessCluster(t *testing.T) {
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cf := connFlags{natsURL: urls[0], user: "engine", password: "pw-engine"}
-	nc, err := cf.dial()
+	nc, err := cf.dialServe(log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,15 +80,6 @@ func (f *connFlags) options() []nats.Option {
 	return opts
 }
 
-// dial connects to the external NATS server.
-func (f *connFlags) dial() (*nats.Conn, error) {
-	nc, err := nats.Connect(f.natsURL, f.options()...)
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
-	}
-	return nc, nil
-}
-
 // dialClient connects a client of the service: one that waits for a NATS
 // server that is not up yet (or is restarting) rather than failing, keeps
 // what it sends while disconnected (nats.go's reconnect buffer), and sends

@@ -57,10 +57,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if nc, err = cf.dial(); err != nil {
+		if nc, err = cf.dialServe(log); err != nil {
 			return errors.Join(err, release())
 		}
-		if host, err = startHost(ctx, nc, opts); err != nil {
+		if host, err = startHostWaiting(ctx, nc, opts); err != nil {
 			nc.Close()
 			return errors.Join(err, release())
 		}
