@@ -77,8 +77,8 @@ func boundStarted(callID string) int { return wrap + 6*len(callID) }
 // boundDecide bounds the decide events of c: its request, verdict,
 // ToolCallStarted and ticket.
 func boundDecide(c *planned) int {
-	n := wrap + 6*(len(c.req.ID)+len(c.req.Tool)+len(c.identity)) + len(c.req.Args) +
-		boundDecided(&c.verdict) + boundStarted(c.req.ID)
+	req := events.ToolCallRequested{CallID: c.req.ID, Tool: c.req.Tool, Identity: c.identity, Args: c.req.Args}
+	n := boundRequested(&req) + boundDecided(&c.verdict) + boundStarted(c.req.ID)
 	if c.ticket != nil {
 		n += eventSize(*c.ticket)
 	}

@@ -182,15 +182,6 @@ func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
 	return nil
 }
 
-// refreshRun folds the run's commits this host has not seen yet.
-func (e *Engine) refreshRun(ctx context.Context, run string) error {
-	var last uint64
-	if err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq }); err != nil {
-		return err
-	}
-	return e.refresh(ctx, run, last)
-}
-
 // newCommit builds an envelope for run.
 func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
 	c := e.commitOf(run, n, kind, evs)

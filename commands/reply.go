@@ -62,8 +62,8 @@ func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, err
 	rechecked := false
 	for attempt := 0; ; attempt++ {
 		res, grantProject, err := e.replyOnce(ctx, run, req)
-		if errors.Is(err, step.ErrConflict) && attempt < 3 {
-			if rerr := e.refreshRun(ctx, run); rerr != nil {
+		if errors.Is(err, step.ErrConflict) && attempt < maxRaceRetries {
+			if rerr := e.catchUp(ctx, run); rerr != nil {
 				return nil, rerr
 			}
 			continue // validate again: another host may have answered it
