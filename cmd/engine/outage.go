@@ -37,7 +37,9 @@ func (f *connFlags) dialServe(log *slog.Logger) (*nats.Conn, error) {
 		nats.ConnectHandler(func(nc *nats.Conn) { log.Info("connected to NATS", "url", nc.ConnectedUrlRedacted()) }),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Warn("NATS is back", "url", nc.ConnectedUrlRedacted()) }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			log.Warn("NATS unavailable; reconnecting (requests get the retryable code unavailable meanwhile)", "url", f.natsURL, "err", err)
+			if err != nil { // nil: the host closed its own connection (stopping)
+				log.Warn("NATS unavailable; reconnecting (requests get the retryable code unavailable meanwhile)", "url", f.natsURL, "err", err)
+			}
 		}))
 	nc, err := nats.Connect(f.natsURL, opts...)
 	if err != nil {
