@@ -79,10 +79,12 @@ func (l *Log) CommitTo(ctx context.Context, subject string, c *events.Commit, la
 // after sequence last. A commit stored with expectation last is exactly
 // there, whatever was committed after it, so this recognises a retried
 // commit without the server's de-duplication window.
-// The error is the read's, when it failed.
+// The stream's leader answers (the sequence check that refused the commit
+// was the leader's too): a replica that has not yet applied the commit would
+// call it another writer's. The error is the read's, when it failed.
 func (l *Log) storedAfter(ctx context.Context, subject string, last uint64, id string) (uint64, bool, error) {
-	m, err := l.stream.GetMsg(ctx, last+1, jetstream.WithGetMsgSubject(subject))
-	if err != nil {
+	m, found, err := l.leaderGet(ctx, msgGet{Seq: last + 1, NextFor: subject})
+	if err != nil || !found {
 		return 0, false, err
 	}
 	if m.Header.Get(jetstream.MsgIDHeader) != id {

@@ -102,7 +102,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 // Get returns the message at stream sequence seq (a direct get); found is
 // false when the stream holds no message there.
 func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte, found bool, err error) {
-	m, found, err := l.leaderGet(ctx, seq, "")
+	m, found, err := l.leaderGet(ctx, msgGet{Seq: seq})
 	if err != nil {
 		return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
 	}
@@ -115,7 +115,7 @@ func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte,
 // SubjectLastSeq returns the sequence of the last message on subject, 0 when
 // there is none: the expectation of the subject's next commit.
 func (l *Log) SubjectLastSeq(ctx context.Context, subject string) (uint64, error) {
-	m, found, err := l.leaderGet(ctx, 0, subject)
+	m, found, err := l.leaderGet(ctx, msgGet{LastFor: subject})
 	if err != nil {
 		return 0, translate("last message on "+subject, err)
 	}
