@@ -8,3 +8,7 @@ const clRuns = 100
 // faultTrials is how many times TestStreamLeaderNodeDownOnACluster takes the
 // stream leader's node down in a soak run.
 const faultTrials = 10
+
+// hostKillTrials is how many times TestEngineHostSIGKILLOnACluster kills a
+// host in a soak run.
+const hostKillTrials = 20

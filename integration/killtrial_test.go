@@ -28,6 +28,7 @@ type killTrial struct {
 	data, addr, ws   string
 	clients, steps   int
 	timeout          string // the clients' --timeout
+	nats             string // the clients' --nats when not the server's address (a cluster's URLs)
 	srv              *server
 	mu               sync.Mutex
 	results          []clientResult
@@ -54,6 +55,14 @@ func newKillTrial(t *testing.T, clients, steps int, timeout string) *killTrial {
 // --host: the data directory's identity.
 func (k *killTrial) serve() *server {
 	return serveArgs(k.t, "--data", k.data, "--listen", k.addr, "--test-tools")
+}
+
+// url is what the clients are given as --nats.
+func (k *killTrial) url() string {
+	if k.nats != "" {
+		return k.nats
+	}
+	return "nats://" + k.addr
 }
 
 // text is the side effect of client c's step n: a line appended to the
@@ -83,7 +92,7 @@ func (k *killTrial) drive(deadline time.Duration) (wait func()) {
 	for c := range k.clients {
 		script := k.script(c)
 		wg.Go(func() {
-			cmd := exec.CommandContext(ctx, engineBin, "run", "--nats", "nats://"+k.addr, "--script", script, "--location", k.ws, "--json", "--timeout", k.timeout)
+			cmd := exec.CommandContext(ctx, engineBin, "run", "--nats", k.url(), "--script", script, "--location", k.ws, "--json", "--timeout", k.timeout)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			began := time.Now()
@@ -119,7 +128,7 @@ func (k *killTrial) crash(pause time.Duration) {
 func (k *killTrial) check() {
 	t := k.t
 	t.Helper()
-	url := "nats://" + k.addr
+	url := k.url()
 	indeterminate := 0
 	for _, r := range k.results {
 		t.Logf("client %d took %s", r.n, r.took.Round(time.Millisecond))
