@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -29,12 +30,25 @@ type ackOrErr struct {
 	err error
 }
 
+// AckWait is how long a publish waits for its ack. An ack can be lost (the
+// stream leader's node went down after storing the message, or before):
+// past AckWait the publish fails with jetstream.ErrAsyncPublishTimeout, which
+// Unavailable counts, and the caller tries the same commit again (it is
+// recognised if it was stored), instead of waiting for ever under a context
+// without deadline.
+const AckWait = 5 * time.Second
+
 // NewPublisher returns a publisher on nc. It has its own JetStream context:
 // publishing involves no JetStream API subject, so no domain or prefix.
 func NewPublisher(nc *nats.Conn) (*Publisher, error) {
+	return newPublisher(nc, AckWait)
+}
+
+func newPublisher(nc *nats.Conn, ackWait time.Duration) (*Publisher, error) {
 	p := &Publisher{waiting: map[*nats.Msg]chan ackOrErr{}}
 	p.chans.New = func() any { return make(chan ackOrErr, 1) }
 	js, err := jetstream.New(nc,
+		jetstream.WithPublishAsyncTimeout(ackWait),
 		jetstream.WithPublishAsyncAckHandler(func(_ jetstream.JetStream, m *nats.Msg, ack *jetstream.PubAck) {
 			p.answer(m, ackOrErr{ack: ack})
 		}),

@@ -10,8 +10,9 @@ import (
 
 // Unavailable reports whether err means NATS or JetStream could not be
 // reached for now (no connection, the server restarting, JetStream not yet
-// ready, no answer in time): the operation may be tried again once NATS is
-// back. It is the only place that knows which client errors those are. A
+// ready, no answer or no ack in time): the operation may be tried again once
+// NATS is back. It is the only place that knows which client errors those
+// are. A
 // commit that failed so may or may not have been stored: try the same commit
 // again (Commit recognises one that was), never a new one.
 func Unavailable(err error) bool {
@@ -19,7 +20,7 @@ func Unavailable(err error) bool {
 		return false
 	}
 	for _, e := range []error{nats.ErrDisconnected, nats.ErrConnectionReconnecting, nats.ErrNoResponders, nats.ErrTimeout,
-		nats.ErrNoServers, nats.ErrStaleConnection, jetstream.ErrNoStreamResponse, jetstream.ErrNoHeartbeat, context.DeadlineExceeded} {
+		nats.ErrNoServers, nats.ErrStaleConnection, jetstream.ErrNoStreamResponse, jetstream.ErrNoHeartbeat, jetstream.ErrAsyncPublishTimeout, context.DeadlineExceeded} {
 		if errors.Is(err, e) {
 			return true
 		}
