@@ -9,3 +9,7 @@ const faultTrials = 2
 // hostKillTrials is how many times TestEngineHostSIGKILLOnACluster kills a
 // host in CI (20 with -tags soak).
 const hostKillTrials = 2
+
+// processKillTrials is how many times TestStreamLeaderSIGKILLOnAProcessCluster
+// kills the stream leader's nats-server in CI (10 with -tags soak).
+const processKillTrials = 1

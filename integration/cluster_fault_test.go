@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,15 +30,35 @@ const (
 // nodes (and one on it) take steps of several runs, and started again on its
 // store a moment later, faultTrials times. The clients send a request again
 // while the answer is only "no answer yet" or unavailable, as the engine's
-// client does. Invariants: no client sees any other error; every step a
-// client saw final is in show, final, with its result; the runs go on after
-// the election (each takes more steps after the node is back).
+// client does. Invariants (leaderFaults): no client sees any other error;
+// every step a client saw final is in show, final, with its result; the runs
+// go on after the election (each takes more steps after the node is back).
 func TestStreamLeaderNodeDownOnACluster(t *testing.T) {
 	c := startCluster(t, clNodes)
+	leaderFaults(t, c, faultTrials, "shut down", func(leader int) {
+		c.stop(leader)
+		time.Sleep(faultDownTime)
+		c.start(leader)
+		c.waitMetaLeader()
+	})
+}
+
+// faultCluster is a cluster whose nodes a fault trial takes down.
+type faultCluster interface {
+	url(i int) string
+	urls() string
+	streamLeader(stream string) int
+}
+
+// leaderFaults starts a host on each node of c and, trials times, drives
+// runs through them while fault does something to the stream leader's node
+// (and undoes it), then checks the runs: the invariants of
+// TestStreamLeaderNodeDownOnACluster.
+func leaderFaults(t *testing.T, c faultCluster, trials int, what string, fault func(leader int)) {
 	ws := t.TempDir()
 	var srvs []*server
 	for i := range clNodes {
-		srvs = append(srvs, serveArgs(t, "--nats", c.url(i), "--replicas", "3", "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i+1)))
+		srvs = append(srvs, serveArgs(t, "--nats", c.url(i), "--replicas", "3", "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i+1), "--test-tools"))
 	}
 	defer func() {
 		for i := len(srvs) - 1; i >= 0; i-- {
@@ -54,7 +75,7 @@ func TestStreamLeaderNodeDownOnACluster(t *testing.T) {
 	}
 	defer nc.Close()
 	f := &faulty{t: t, nc: nc}
-	for trial := 1; trial <= faultTrials; trial++ {
+	for trial := 1; trial <= trials; trial++ {
 		leader := c.streamLeader(step.DefaultStream)
 		var stop atomic.Bool
 		var wg sync.WaitGroup
@@ -64,11 +85,9 @@ func TestStreamLeaderNodeDownOnACluster(t *testing.T) {
 			wg.Go(func() { f.drive(ws, runs[r], &stop) })
 		}
 		time.Sleep(300 * time.Millisecond)
-		c.stop(leader)
-		down := time.Now()
-		time.Sleep(faultDownTime)
-		c.start(leader)
-		c.waitMetaLeader()
+		began := time.Now()
+		fault(leader)
+		took := time.Since(began)
 		newLeader := c.streamLeader(step.DefaultStream)
 		back := make([]int, faultRuns)
 		for r, fr := range runs {
@@ -81,10 +100,10 @@ func TestStreamLeaderNodeDownOnACluster(t *testing.T) {
 			if fr.final() <= back[r] && !fr.failed.Load() {
 				t.Errorf("trial %d: run %d took no step after node n%d was back (%d final steps)", trial, r, leader+1, fr.final())
 			}
-			f.checkRun(trial, fr)
+			f.checkRun(ws, trial, fr)
 		}
-		t.Logf("trial %d: node n%d (stream leader) down for %v, leader now n%d; %d runs, %d final steps, %d resent requests, %d errors",
-			trial, leader+1, time.Since(down).Round(time.Millisecond), newLeader+1, faultRuns, f.steps.Load(), f.resent.Load(), f.errs.Load())
+		t.Logf("trial %d: node n%d (stream leader) %s and back after %v, leader now n%d; %d runs, %d final steps, %d resent requests, %d errors",
+			trial, leader+1, what, took.Round(time.Millisecond), newLeader+1, faultRuns, f.steps.Load(), f.resent.Load(), f.errs.Load())
 	}
 	if n := f.errs.Load(); n > 0 {
 		t.Fatalf("%d requests failed with an error a client cannot ride out (the first ones are logged above)", n)
@@ -112,10 +131,15 @@ func (fr *faultRun) final() int {
 	return len(fr.seen)
 }
 
-// retryable reports whether a client sends the request again.
-func retryable(err error) bool {
+// retryable reports whether a client sends the request again: no answer
+// yet, or unavailable; and, to a copy sent again, a conflict — the echo of an
+// earlier copy still at work on the step (the engine's client keeps waiting
+// for that copy's answer; this one, on a new inbox each time, asks again for
+// the recorded outcome).
+func retryable(err error, resent bool) bool {
 	return errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
-		errors.Is(err, nats.ErrConnectionReconnecting) || strings.Contains(err.Error(), commands.CodeUnavailable+":")
+		errors.Is(err, nats.ErrConnectionReconnecting) || strings.Contains(err.Error(), commands.CodeUnavailable+":") ||
+		resent && strings.Contains(err.Error(), commands.CodeConflict+":")
 }
 
 // request asks the service, sending the request again while the failure is
@@ -123,7 +147,7 @@ func retryable(err error) bool {
 func (f *faulty) request(endpoint string, req, out any) error {
 	b, _ := json.Marshal(req)
 	deadline := time.Now().Add(30 * time.Second)
-	for {
+	for resent := false; ; resent = true {
 		err := func() error {
 			msg, err := f.nc.Request("stepgate."+endpoint, b, 2*time.Second)
 			if err != nil {
@@ -134,7 +158,7 @@ func (f *faulty) request(endpoint string, req, out any) error {
 			}
 			return json.Unmarshal(msg.Data, out)
 		}()
-		if err == nil || !retryable(err) || time.Now().After(deadline) {
+		if err == nil || !retryable(err, resent) || time.Now().After(deadline) {
 			return err
 		}
 		f.resent.Add(1)
@@ -148,7 +172,11 @@ func (f *faulty) fail(format string, args ...any) {
 	}
 }
 
-// drive starts a run and takes steps until stop.
+// fxFile is the file, in the location, that run's append_fx calls append to.
+func fxFile(run string) string { return "fx-" + run }
+
+// drive starts a run and takes steps until stop, each an append_fx call
+// whose line in the run's effects file is its side effect.
 func (f *faulty) drive(ws string, fr *faultRun, stop *atomic.Bool) {
 	var info commands.RunInfo
 	if err := f.request("start_run", map[string]any{"location": ws}, &info); err != nil {
@@ -160,7 +188,8 @@ func (f *faulty) drive(ws string, fr *faultRun, stop *atomic.Bool) {
 	for n := 1; !stop.Load(); n++ {
 		text := fmt.Sprintf("run %s step %d", info.Run, n)
 		var out commands.StepOutcome
-		req := commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: []commands.CallRequest{call(fmt.Sprintf("c%d", n), "echo_fx", text)}}
+		args, _ := json.Marshal(map[string]string{"text": text, "path": fxFile(info.Run)})
+		req := commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: []commands.CallRequest{{ID: fmt.Sprintf("c%d", n), Tool: "append_fx", Args: args}}}
 		if err := f.request("submit_step", req, &out); err != nil {
 			fr.failed.Store(true)
 			f.fail("run %s step %d: %v", info.Run, n, err)
@@ -179,8 +208,10 @@ func (f *faulty) drive(ws string, fr *faultRun, stop *atomic.Bool) {
 }
 
 // checkRun checks that every step the client saw final is in show, final,
-// with the result the client saw.
-func (f *faulty) checkRun(trial int, fr *faultRun) {
+// with the result the client saw, and its side effect happened once; that
+// no side effect happened twice; and, for a run whose client saw every step
+// it sent, that the run holds no other step (none half visible).
+func (f *faulty) checkRun(ws string, trial int, fr *faultRun) {
 	if fr.id == "" {
 		return
 	}
@@ -191,11 +222,26 @@ func (f *faulty) checkRun(trial int, fr *faultRun) {
 	}
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
+	counts := map[string]int{}
+	if len(fr.seen) > 0 {
+		counts = effectCounts(f.t, filepath.Join(ws, fxFile(fr.id)))
+	}
 	for n, text := range fr.seen {
 		s := run.Step(n + 1)
 		if s == nil || !s.Final || len(s.Calls) != 1 || s.Calls[0].Result == nil || s.Calls[0].Result.Parts[0].Text != text {
 			f.fail("trial %d: run %s step %d, seen final with %q, shows as %+v: a committed step is lost", trial, fr.id, n+1, text, s)
 		}
+		if counts[text] != 1 {
+			f.fail("trial %d: run %s step %d: its side effect happened %d times", trial, fr.id, n+1, counts[text])
+		}
+	}
+	for line, c := range counts {
+		if c > 1 {
+			f.fail("trial %d: run %s: side effect %q happened %d times", trial, fr.id, line, c)
+		}
+	}
+	if !fr.failed.Load() && len(run.Steps) != len(fr.seen) {
+		f.fail("trial %d: run %s holds %d steps, its client saw %d final and sent no other", trial, fr.id, len(run.Steps), len(fr.seen))
 	}
 }
 

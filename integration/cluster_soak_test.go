@@ -12,3 +12,11 @@ const faultTrials = 10
 // hostKillTrials is how many times TestEngineHostSIGKILLOnACluster kills a
 // host in a soak run.
 const hostKillTrials = 20
+
+// processKillTrials is how many times TestStreamLeaderSIGKILLOnAProcessCluster
+// kills the stream leader's nats-server in a soak run.
+const processKillTrials = 10
+
+// processPauseTrials is how many times TestStreamLeaderSIGSTOPOnAProcessCluster
+// pauses the stream leader's nats-server in a soak run.
+const processPauseTrials = 3
