@@ -85,9 +85,9 @@ func leaderFaults(t *testing.T, c faultCluster, trials int, what string, fault f
 			wg.Go(func() { f.drive(ws, runs[r], &stop) })
 		}
 		time.Sleep(300 * time.Millisecond)
-		began := time.Now()
+		began, before := time.Now(), f.steps.Load()
 		fault(leader)
-		took := time.Since(began)
+		took, during := time.Since(began), f.steps.Load()-before
 		newLeader := c.streamLeader(step.DefaultStream)
 		back := make([]int, faultRuns)
 		for r, fr := range runs {
@@ -102,8 +102,8 @@ func leaderFaults(t *testing.T, c faultCluster, trials int, what string, fault f
 			}
 			f.checkRun(ws, trial, fr)
 		}
-		t.Logf("trial %d: node n%d (stream leader) %s and back after %v, leader now n%d; %d runs, %d final steps, %d resent requests, %d errors",
-			trial, leader+1, what, took.Round(time.Millisecond), newLeader+1, faultRuns, f.steps.Load(), f.resent.Load(), f.errs.Load())
+		t.Logf("trial %d: node n%d (stream leader) %s and back after %v (%d steps final meanwhile), leader now n%d; %d runs, %d final steps, %d resent requests, %d errors",
+			trial, leader+1, what, took.Round(time.Millisecond), during, newLeader+1, faultRuns, f.steps.Load(), f.resent.Load(), f.errs.Load())
 	}
 	if n := f.errs.Load(); n > 0 {
 		t.Fatalf("%d requests failed with an error a client cannot ride out (the first ones are logged above)", n)
