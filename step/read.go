@@ -99,14 +99,20 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 	}
 }
 
-// Get returns the message at stream sequence seq (a direct get); found is
-// false when the stream holds no message there.
+// Get returns the message at stream sequence seq, as the stream's leader
+// holds it; found is false when the message was written and is gone
+// (deleted or purged). A sequence the answering server has not reached is
+// an error wrapping [ErrNotYet], never "not found": a follower may step past
+// a missing message only when it is known to be gone.
 func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte, found bool, err error) {
 	m, found, err := l.leaderGet(ctx, msgGet{Seq: seq})
 	if err != nil {
 		return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
 	}
 	if !found {
+		if err := l.confirmGone(ctx, seq); err != nil {
+			return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
+		}
 		return "", nil, false, nil
 	}
 	return m.Subject, m.Data, true, nil
