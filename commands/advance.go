@@ -43,10 +43,16 @@ func (w *progress) closing() []events.Event {
 // advance commits w.first, runs w.exec, and commits their results with the
 // step's closing. A lost race on the first commit returns an error wrapping
 // step.ErrConflict before anything ran; the caller holds the run's lock.
+// Calls to run need this host's lease: without it nothing is committed and
+// the error is coded unavailable.
 func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := e.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
 		_, err := e.commit(ctx, c, w.last)
+		return err
+	}
+	epoch, err := e.leaseEpoch() // before the commit that starts the calls
+	if err != nil {
 		return err
 	}
 	c := e.newCommit(w.run, w.step, w.kind, w.first...)
@@ -54,7 +60,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if err != nil {
 		return err
 	}
-	e.runAll(ctx, w.exec, w.limits)
+	e.runAll(ctx, epoch, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)

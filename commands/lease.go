@@ -1,0 +1,257 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepgate/stepgate/step"
+)
+
+// DefaultLeaseTTL is how long a host's lease lasts without a renewal before
+// another host takes over what it left in doubt.
+const DefaultLeaseTTL = 5 * time.Second
+
+// LeaseConfig configures a host's lease: a heartbeat in the log's lease
+// bucket (step.Leases). The zero value is the default lease.
+type LeaseConfig struct {
+	// TTL is how long the lease lasts without a renewal: a host whose
+	// renewals stopped for TTL, as another host counts it, is taken over by
+	// that host. Default DefaultLeaseTTL.
+	TTL time.Duration `json:"ttl" yaml:"ttl"`
+	// Renew is how often the host renews its lease; default TTL/5.
+	Renew time.Duration `json:"renew" yaml:"renew"`
+	// Off runs the host without a lease: it never refuses a call for want
+	// of one, never takes another host over, and what it leaves in doubt
+	// waits for its restart or RecoverHost.
+	Off bool `json:"off" yaml:"off"`
+}
+
+// Validate reports a configuration that cannot work: renewals must come at
+// least twice per TTL.
+func (c LeaseConfig) Validate() error {
+	c = c.withDefaults()
+	if c.TTL <= 0 || c.Renew <= 0 || 2*c.Renew > c.TTL {
+		return fmt.Errorf("lease: ttl %s, renew every %s: want both positive, renewals at least twice per ttl: %w", c.TTL, c.Renew, ErrInvalidRequest)
+	}
+	return nil
+}
+
+func (c LeaseConfig) withDefaults() LeaseConfig {
+	if c.TTL == 0 {
+		c.TTL = DefaultLeaseTTL
+	}
+	if c.Renew == 0 {
+		c.Renew = c.TTL / 5
+	}
+	return c
+}
+
+// LeaseStatus is what a host knows of its own lease, for monitoring.
+type LeaseStatus struct {
+	// On is false for a host without a lease (LeaseConfig.Off).
+	On bool
+	// Held is true while the lease is valid: renewed less than the TTL
+	// less its margin ago, and not taken over since.
+	Held bool
+	// Takeovers counts the leases of other hosts this host took over.
+	Takeovers uint64
+}
+
+// hostLease is this host's own lease. A call may start only while it is
+// valid: its last successful renewal was sent less than ttl-margin ago
+// (measured from before the write, so every other host, which counts from
+// when it saw the write, counts the lease as live for longer) and it was not
+// taken over since. Safe for concurrent use; a nil *hostLease is a host
+// without a lease, always valid.
+type hostLease struct {
+	ls       *step.Leases
+	host     string
+	instance string
+	cfg      LeaseConfig
+	margin   time.Duration
+	now      func() time.Time
+	log      *slog.Logger
+
+	mu    sync.Mutex
+	held  bool
+	rev   uint64    // the record's revision while held
+	epoch uint64    // one more at every acquisition
+	sent  time.Time // when the last successful write was sent
+	down  bool      // renewals are failing (said once)
+
+	takeovers atomic.Uint64
+}
+
+func newHostLease(ls *step.Leases, host, instance string, cfg LeaseConfig, now func() time.Time, log *slog.Logger) *hostLease {
+	cfg = cfg.withDefaults()
+	return &hostLease{ls: ls, host: host, instance: instance, cfg: cfg, margin: cfg.TTL / 5, now: now, log: log}
+}
+
+// elapsed is the time from since to now by the monotonic clock and by the
+// wall clock, whichever is longer: the monotonic clock does not count a
+// suspended machine's sleep, the wall clock does (and a wall clock set back
+// does not shorten the monotonic count).
+func elapsed(since, now time.Time) time.Duration {
+	return max(now.Sub(since), now.Round(0).Sub(since.Round(0)))
+}
+
+// valid returns the lease's epoch while it is valid.
+func (l *hostLease) valid() (uint64, bool) {
+	if l == nil {
+		return 0, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.epoch, l.held && elapsed(l.sent, l.now()) < l.cfg.TTL-l.margin
+}
+
+// holds reports whether the lease is valid and is still the one of epoch.
+func (l *hostLease) holds(epoch uint64) bool {
+	now, ok := l.valid()
+	return ok && now == epoch
+}
+
+// record is this host's record as it writes it now.
+func (l *hostLease) record(state string) step.Lease {
+	return step.Lease{Host: l.host, State: state, By: l.host, Instance: l.instance, TTL: l.cfg.TTL, At: l.now().UTC()}
+}
+
+// acquire takes the lease, whatever its record says (a restart of this host
+// replaces its own record; a takeover's record is this host's to replace
+// once it is back).
+func (l *hostLease) acquire(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		var rev uint64
+		cur, err := l.ls.Get(ctx, l.host)
+		switch {
+		case err == nil, errors.Is(err, step.ErrBadLease):
+			rev = cur.Revision
+		case !errors.Is(err, step.ErrNotFound):
+			return err
+		}
+		sent := l.now()
+		n, err := l.ls.Put(ctx, l.record(step.LeaseHeld), rev)
+		if err == nil {
+			l.mu.Lock()
+			l.held, l.rev, l.sent, l.down = true, n, sent, false
+			l.epoch++
+			l.mu.Unlock()
+			if cur.By != "" && cur.By != l.host {
+				l.log.Warn("lease held again after another host took it over", "host", l.host, "taken_by", cur.By, "state", cur.State)
+			}
+			return nil
+		}
+		if !errors.Is(err, step.ErrConflict) || attempt == 3 {
+			return err
+		}
+	}
+}
+
+// renew writes the record again, naming its revision (each attempt bounded
+// by half the TTL). A write refused because the record moved means another
+// host took the lease over — unless the record is this process's own write
+// whose answer was lost — and the lease is lost at once (no call starts
+// under it) and acquired again.
+func (l *hostLease) renew(parent context.Context) {
+	ctx, cancel := context.WithTimeout(parent, l.cfg.TTL/2)
+	defer cancel()
+	l.mu.Lock()
+	held, rev := l.held, l.rev
+	l.mu.Unlock()
+	var err error
+	if held {
+		sent := l.now()
+		var n uint64
+		if n, err = l.ls.Put(ctx, l.record(step.LeaseHeld), rev); err == nil {
+			l.mu.Lock()
+			l.rev, l.sent, l.down = n, sent, false
+			l.mu.Unlock()
+			return
+		}
+		if errors.Is(err, step.ErrConflict) {
+			cur, gerr := l.ls.Get(ctx, l.host)
+			if gerr == nil && cur.State == step.LeaseHeld && cur.By == l.host && cur.Instance == l.instance {
+				l.mu.Lock() // an earlier renewal of ours was stored after all
+				l.rev = cur.Revision
+				l.mu.Unlock()
+				return
+			}
+			l.lose(cur.By)
+			err = nil
+		}
+	}
+	if err == nil {
+		err = l.acquire(ctx)
+	}
+	if err != nil && parent.Err() == nil {
+		l.mu.Lock()
+		said := l.down
+		l.down = true
+		l.mu.Unlock()
+		if !said {
+			l.log.Warn("cannot renew this host's lease; no new call starts once it lapses (requests get the retryable code unavailable)", "host", l.host, "err", err)
+		}
+	}
+}
+
+// lose drops the lease: its record was written by someone else (by).
+func (l *hostLease) lose(by string) {
+	l.mu.Lock()
+	l.held, l.rev = false, 0
+	l.mu.Unlock()
+	l.log.Warn("this host's lease was taken over (its renewals had stopped for longer than the lease's ttl): no new call starts until it is held again",
+		"host", l.host, "taken_by", by, "ttl", l.cfg.TTL)
+}
+
+// run renews the lease every cfg.Renew until ctx ends.
+func (l *hostLease) run(ctx context.Context) {
+	t := time.NewTicker(l.cfg.Renew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.renew(ctx)
+		}
+	}
+}
+
+// release marks the lease released (a clean stop that left nothing of its
+// own in doubt): no host takes it over.
+func (l *hostLease) release(ctx context.Context) error {
+	l.mu.Lock()
+	held, rev := l.held, l.rev
+	l.held = false
+	l.mu.Unlock()
+	if !held {
+		return nil
+	}
+	_, err := l.ls.Put(ctx, l.record(step.LeaseReleased), rev)
+	return err
+}
+
+// leaseEpoch returns the epoch of this host's lease when it is valid, for a
+// caller about to start calls (see holds); else an error coded unavailable.
+func (e *Engine) leaseEpoch() (uint64, error) {
+	epoch, ok := e.lease.valid()
+	if !ok {
+		return 0, fmt.Errorf("%w: host %s does not hold its lease (renewals failing or taken over by another host): it starts no call until it does; send again",
+			ErrUnavailable, e.cfg.Host)
+	}
+	return epoch, nil
+}
+
+// Lease returns what the host knows of its own lease.
+func (e *Engine) Lease() LeaseStatus {
+	if e.lease == nil {
+		return LeaseStatus{}
+	}
+	_, held := e.lease.valid()
+	return LeaseStatus{On: true, Held: held, Takeovers: e.lease.takeovers.Load()}
+}

@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+// A lease is valid for its TTL less the margin from when its last renewal
+// was sent, and a call decided under one epoch does not start under
+// another; the wall clock counts too, so a machine that slept (the
+// monotonic clock stood still) does not trust a lease it cannot have.
+func TestLeaseValidity(t *testing.T) {
+	t0 := time.Now()
+	now := t0
+	l := newHostLease(nil, "h", "i", LeaseConfig{TTL: 5 * time.Second}, func() time.Time { return now }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if _, ok := l.valid(); ok {
+		t.Fatal("a lease never acquired is valid")
+	}
+	l.held, l.sent, l.epoch = true, t0, 1
+	for _, tc := range []struct {
+		why   string
+		at    time.Duration
+		valid bool
+	}{
+		{"just renewed", 0, true},
+		{"within ttl less the margin", 3900 * time.Millisecond, true},
+		{"at ttl less the margin (4s of 5s)", 4 * time.Second, false},
+		{"past the ttl", 6 * time.Second, false},
+	} {
+		now = t0.Add(tc.at)
+		if _, ok := l.valid(); ok != tc.valid {
+			t.Errorf("%s: valid = %v, want %v", tc.why, ok, tc.valid)
+		}
+	}
+	now = t0.Add(time.Second)
+	if !l.holds(1) || l.holds(2) {
+		t.Errorf("holds(1) = %v, holds(2) = %v; want only the current epoch", l.holds(1), l.holds(2))
+	}
+	l.epoch = 2 // taken over and acquired again
+	if l.holds(1) {
+		t.Error("a call decided under the lost lease may start under the new one")
+	}
+	// The monotonic reading says 1s, the wall clock says 60s (the machine
+	// slept): the longer counts.
+	slept := t0.Round(0).Add(60 * time.Second)
+	if got := elapsed(t0, slept); got != 60*time.Second {
+		t.Errorf("elapsed over a sleep = %s, want 60s", got)
+	}
+	if got := elapsed(t0, t0.Add(time.Second)); got != time.Second {
+		t.Errorf("elapsed = %s, want 1s", got)
+	}
+	var none *hostLease
+	if _, ok := none.valid(); !ok || !none.holds(0) {
+		t.Error("a host without a lease may not start calls")
+	}
+}
+
+// A lease renewed less than twice per TTL is refused.
+func TestLeaseConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg LeaseConfig
+		ok  bool
+	}{
+		{LeaseConfig{}, true},
+		{LeaseConfig{TTL: 300 * time.Millisecond}, true},
+		{LeaseConfig{TTL: time.Second, Renew: 500 * time.Millisecond}, true},
+		{LeaseConfig{TTL: time.Second, Renew: 600 * time.Millisecond}, false},
+		{LeaseConfig{TTL: -time.Second}, false},
+	} {
+		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%+v: Validate() = %v, want ok %v", tc.cfg, err, tc.ok)
+		}
+	}
+}
