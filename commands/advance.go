@@ -93,7 +93,7 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 		if err := e.viewRun(run, func(r *projection.Run) {
 			last = r.LastSeq
 			s := r.Step(n)
-			open = s != nil && !s.Final
+			open = s != nil && !s.Final && !resultsIn(s, evs)
 		}); err != nil {
 			return err
 		}
@@ -101,6 +101,22 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
 		}
 	}
+}
+
+// resultsIn reports whether step s holds a result already for a call whose
+// result is among evs: another host settled it (a takeover of this host's
+// lease, say), and this host's result must not follow.
+func resultsIn(s *projection.Step, evs []events.Event) bool {
+	for _, ev := range evs {
+		if r, ok := ev.(events.ToolResultRecorded); ok {
+			for i := range s.Calls {
+				if s.Calls[i].ID == r.CallID && s.Calls[i].Terminal() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rerun prepares a recorded call to run again (an approved call, a call

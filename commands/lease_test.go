@@ -13,6 +13,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
@@ -178,6 +179,58 @@ func TestTwoHostsRaceToTakeOverOneLease(t *testing.T) {
 		t.Errorf("block_fx ran %d times, want %d (once per trial)", got, trials)
 	}
 	t.Logf("wins: %v", wins)
+}
+
+// A step that still awaits a human when the gone host's lease is taken
+// over: the takeover settles the call in doubt as indeterminate and the step
+// goes on awaiting; the gone host's result, when its call returns, is
+// refused rather than recorded a second time (which every fold would
+// quarantine).
+func TestResultAfterATakeoverOfAnAwaitingStepIsRefused(t *testing.T) {
+	s := steptest.Start(t, "")
+	b := newBlocking(t)
+	gone := startLeased(t, s, b.reg, "gone", commands.LeaseConfig{Off: true}, 0)
+	taker := startLeased(t, s, b.reg, "b", commands.LeaseConfig{TTL: time.Hour}, 0)
+	leases, err := step.OpenLeases(ctxT(t), s.JS, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	open := b.closeGate()
+	info, err := gone.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "echo", Resource: "*", Effect: gate.Ask}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitted := make(chan error, 1)
+	go func() {
+		_, err := gone.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{
+			call("fx", "block_fx", map[string]string{"text": "x"}), call("ask", "echo", map[string]string{"text": "y"})}})
+		submitted <- err
+	}()
+	<-b.started
+	rev, err := leases.Put(ctx, step.Lease{Host: "gone", State: step.LeaseHeld, By: "gone", At: time.Now()}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if won, err := taker.TakeOver(ctx, "gone", rev); !won || err != nil {
+		t.Fatalf("takeover = %v, %v", won, err)
+	}
+	open()
+	if err := <-submitted; commands.Code(err) != commands.CodeConflict {
+		t.Errorf("gone's step = %v, want its result refused (code %s)", err, commands.CodeConflict)
+	}
+	caughtUp(t, gone, taker)
+	r, err := taker.Show(ctx, commands.ShowRequest{Run: info.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Step(1); st.Final || st.Calls[0].Result == nil || st.Calls[0].Result.Parts[0].Text != commands.IndeterminateResult || st.Calls[1].Result != nil {
+		t.Errorf("step 1: %+v; want awaiting, the call in doubt indeterminate", st)
+	}
+	if q := taker.Backlog().Quarantined; q != 0 {
+		t.Errorf("%d messages quarantined: the gone host's result was committed after the takeover's", q)
+	}
 }
 
 // A host whose lease was taken over while its call waited for an execution
