@@ -56,7 +56,9 @@ const LeaseLostResult = "The call did not run: this host lost its lease before t
 // it queues does not run, and says so. Starting the call is the point of no
 // return for its effects: it starts only while this host's lease is valid
 // and is still the one of epoch (a host that was paused past its lease, or
-// whose lease was taken over meanwhile, starts nothing it decided before).
+// whose lease was taken over meanwhile, starts nothing it decided before; a
+// host whose renewals failed for a while, NATS unavailable, waits until it
+// renews the same lease).
 func (e *Engine) runIn(ctx context.Context, epoch uint64, c *planned, lim executor.Limits) {
 	select {
 	case e.execs <- struct{}{}:
@@ -65,7 +67,7 @@ func (e *Engine) runIn(ctx context.Context, epoch uint64, c *planned, lim execut
 		return
 	}
 	defer func() { <-e.execs }()
-	if !e.lease.holds(epoch) {
+	if !e.leaseFor(ctx, epoch) {
 		c.setResult(executor.ErrorResult(LeaseLostResult))
 		return
 	}

@@ -83,13 +83,14 @@ type hostLease struct {
 	epoch uint64    // one more at every acquisition
 	sent  time.Time // when the last successful write was sent
 	down  bool      // renewals are failing (said once)
+	moved chan struct{} // closed (and replaced) at every renewal, loss and acquisition
 
 	takeovers atomic.Uint64
 }
 
 func newHostLease(ls *step.Leases, host, instance string, cfg LeaseConfig, now func() time.Time, log *slog.Logger) *hostLease {
 	cfg = cfg.withDefaults()
-	return &hostLease{ls: ls, host: host, instance: instance, cfg: cfg, margin: cfg.TTL / 5, now: now, log: log}
+	return &hostLease{ls: ls, host: host, instance: instance, cfg: cfg, margin: cfg.TTL / 5, now: now, log: log, moved: make(chan struct{})}
 }
 
 // elapsed is the time from since to now by the monotonic clock and by the
@@ -116,6 +117,39 @@ func (l *hostLease) holds(epoch uint64) bool {
 	return ok && now == epoch
 }
 
+// wait waits until the lease is valid under epoch (true), or is not the one
+// of epoch any more — taken over, and maybe acquired again since — or ctx
+// ends (false). A lease that lapsed because renewals failed (NATS
+// unavailable) and is renewed again is the same lease.
+func (l *hostLease) wait(ctx context.Context, epoch uint64) bool {
+	if l == nil {
+		return true
+	}
+	for {
+		l.mu.Lock()
+		now, held, moved := l.epoch, l.held, l.moved
+		valid := held && elapsed(l.sent, l.now()) < l.cfg.TTL-l.margin
+		l.mu.Unlock()
+		switch {
+		case now != epoch || !held:
+			return false
+		case valid:
+			return true
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// changed wakes the waiters; the caller holds l.mu.
+func (l *hostLease) changed() {
+	close(l.moved)
+	l.moved = make(chan struct{})
+}
+
 // record is this host's record as it writes it now.
 func (l *hostLease) record(state string) step.Lease {
 	return step.Lease{Host: l.host, State: state, By: l.host, Instance: l.instance, TTL: l.cfg.TTL, At: l.now().UTC()}
@@ -140,6 +174,7 @@ func (l *hostLease) acquire(ctx context.Context) error {
 			l.mu.Lock()
 			l.held, l.rev, l.sent, l.down = true, n, sent, false
 			l.epoch++
+			l.changed()
 			l.mu.Unlock()
 			if cur.By != "" && cur.By != l.host {
 				l.log.Warn("lease held again after another host took it over", "host", l.host, "taken_by", cur.By, "state", cur.State)
@@ -170,6 +205,7 @@ func (l *hostLease) renew(parent context.Context) {
 		if n, err = l.ls.Put(ctx, l.record(step.LeaseHeld), rev); err == nil {
 			l.mu.Lock()
 			l.rev, l.sent, l.down = n, sent, false
+			l.changed()
 			l.mu.Unlock()
 			return
 		}
@@ -203,6 +239,7 @@ func (l *hostLease) renew(parent context.Context) {
 func (l *hostLease) lose(by string) {
 	l.mu.Lock()
 	l.held, l.rev = false, 0
+	l.changed()
 	l.mu.Unlock()
 	l.log.Warn("this host's lease was taken over (its renewals had stopped for longer than the lease's ttl): no new call starts until it is held again",
 		"host", l.host, "taken_by", by, "ttl", l.cfg.TTL)
@@ -228,6 +265,7 @@ func (l *hostLease) release(ctx context.Context) error {
 	l.mu.Lock()
 	held, rev := l.held, l.rev
 	l.held = false
+	l.changed()
 	l.mu.Unlock()
 	if !held {
 		return nil
@@ -245,6 +283,19 @@ func (e *Engine) leaseEpoch() (uint64, error) {
 			ErrUnavailable, e.cfg.Host)
 	}
 	return epoch, nil
+}
+
+// leaseFor reports whether a call decided under lease epoch may start:
+// once the lease is valid under epoch, waiting for it while renewals fail
+// (for outagePatience at most, as a commit waits for NATS); false when the
+// lease is not the one of epoch any more.
+func (e *Engine) leaseFor(ctx context.Context, epoch uint64) bool {
+	if e.lease.holds(epoch) {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, outagePatience)
+	defer cancel()
+	return e.lease.wait(ctx, epoch)
 }
 
 // Lease returns what the host knows of its own lease.

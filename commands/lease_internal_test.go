@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 )
@@ -72,5 +74,54 @@ func TestLeaseConfigValidate(t *testing.T) {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%+v: Validate() = %v, want ok %v", tc.cfg, err, tc.ok)
 		}
+	}
+}
+
+// A call waiting for its lease starts once the same lease is renewed (a
+// NATS outage ended), and never once the lease was lost or acquired anew.
+func TestLeaseWait(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	l := newHostLease(nil, "h", "i", LeaseConfig{TTL: time.Second}, clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	l.mu.Lock()
+	l.held, l.sent, l.epoch = true, clock(), 1
+	l.mu.Unlock()
+	mu.Lock()
+	now = now.Add(2 * time.Second) // renewals failed: lapsed
+	mu.Unlock()
+	waited := make(chan bool)
+	go func() { waited <- l.wait(context.Background(), 1) }()
+	select {
+	case got := <-waited:
+		t.Fatalf("wait on a lapsed lease returned %v at once", got)
+	case <-time.After(20 * time.Millisecond):
+	}
+	l.mu.Lock() // a renewal of the same lease succeeded
+	l.sent = clock()
+	l.changed()
+	l.mu.Unlock()
+	if !<-waited {
+		t.Fatal("a call does not start once its lease is renewed")
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	go func() { waited <- l.wait(context.Background(), 1) }()
+	l.mu.Lock() // taken over, acquired again
+	l.sent = clock()
+	l.epoch = 2
+	l.changed()
+	l.mu.Unlock()
+	if <-waited {
+		t.Fatal("a call decided under a lost lease starts under the new one")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	if l.wait(ctx, 2) {
+		t.Fatal("wait on a lapsed lease with an ended ctx is true")
 	}
 }
