@@ -79,10 +79,11 @@ type hostLease struct {
 
 	mu    sync.Mutex
 	held  bool
-	rev   uint64    // the record's revision while held
-	epoch uint64    // one more at every acquisition
-	sent  time.Time // when the last successful write was sent
-	down  bool      // renewals are failing (said once)
+	rev   uint64        // the record's revision while held
+	epoch uint64        // one more at every acquisition
+	sent  time.Time     // when the last successful write was sent
+	down  bool          // renewals are failing (said once)
+	twin  bool          // another process under this name was said
 	moved chan struct{} // closed (and replaced) at every renewal, loss and acquisition
 
 	takeovers atomic.Uint64
@@ -217,7 +218,7 @@ func (l *hostLease) renew(parent context.Context) {
 				l.mu.Unlock()
 				return
 			}
-			l.lose(cur.By)
+			l.lose(cur)
 			err = nil
 		}
 	}
@@ -235,14 +236,23 @@ func (l *hostLease) renew(parent context.Context) {
 	}
 }
 
-// lose drops the lease: its record was written by someone else (by).
-func (l *hostLease) lose(by string) {
+// lose drops the lease: its record was written by someone else (cur).
+func (l *hostLease) lose(cur step.LeaseEntry) {
 	l.mu.Lock()
 	l.held, l.rev = false, 0
 	l.changed()
+	twin := cur.By == l.host && cur.State == step.LeaseHeld
+	said := l.twin
+	l.twin = l.twin || twin
 	l.mu.Unlock()
-	l.log.Warn("this host's lease was taken over (its renewals had stopped for longer than the lease's ttl): no new call starts until it is held again",
-		"host", l.host, "taken_by", by, "ttl", l.cfg.TTL)
+	switch {
+	case twin && !said:
+		l.log.Warn("another process holds this host's lease: two engines run under one host name (a copied data directory, or --host given twice); each stops starting calls whenever the other renews",
+			"host", l.host, "instance", cur.Instance)
+	case !twin:
+		l.log.Warn("this host's lease was taken over (its renewals had stopped for longer than the lease's ttl): no new call starts until it is held again",
+			"host", l.host, "taken_by", cur.By, "state", cur.State, "ttl", l.cfg.TTL)
+	}
 }
 
 // run renews the lease every cfg.Renew until ctx ends.
