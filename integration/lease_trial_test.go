@@ -28,7 +28,9 @@ func leaseKillTrials(t *testing.T, n int) {
 			v := rand.N(2)
 			victim, survivor := hosts[v], hosts[1-v]
 			time.Sleep(jitter(0, 100*time.Millisecond))
+			k.mu.Lock()
 			k.running = append(k.running, k.clients-len(k.results))
+			k.mu.Unlock()
 			victim.kill9(t)
 			k.kills++
 			killed := time.Now()
