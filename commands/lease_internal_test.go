@@ -125,3 +125,31 @@ func TestLeaseWait(t *testing.T) {
 		t.Fatal("wait on a lapsed lease with an ended ctx is true")
 	}
 }
+
+// A lease is due for takeover once its record stood still for a TTL, as
+// this host counts it; not while this host lacks its own lease, nor for the
+// time it lacked it; not when released or settled; and once per takeover.
+func TestTakeoverDue(t *testing.T) {
+	t0 := time.Now()
+	l := newHostLease(nil, "me", "i", LeaseConfig{TTL: time.Second}, time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tk := newTakeovers(nil, l)
+	tk.peers["gone"] = peer{rev: 7, state: "held", seen: t0}
+	tk.peers["done"] = peer{rev: 3, state: "settled", seen: t0}
+	tk.peers["left"] = peer{rev: 4, state: "released", seen: t0}
+	if got := tk.due(t0.Add(900*time.Millisecond), true); len(got) != 0 {
+		t.Errorf("before the ttl: due %v", got)
+	}
+	if got := tk.due(t0.Add(2*time.Second), false); len(got) != 0 {
+		t.Errorf("without its own lease: due %v", got)
+	}
+	if got := tk.due(t0.Add(2100*time.Millisecond), true); len(got) != 0 {
+		t.Errorf("right after getting its lease back: due %v (the blind time counted)", got)
+	}
+	got := tk.due(t0.Add(3100*time.Millisecond), true)
+	if len(got) != 1 || got["gone"] != 7 {
+		t.Errorf("a ttl after: due %v, want gone at revision 7", got)
+	}
+	if again := tk.due(t0.Add(4*time.Second), true); len(again) != 0 {
+		t.Errorf("while its takeover runs: due %v", again)
+	}
+}

@@ -33,6 +33,7 @@ type takeovers struct {
 	mu    sync.Mutex
 	peers map[string]peer
 	busy  map[string]bool // takeovers running here
+	blind bool            // this host lacked its own lease since the last check
 	wg    sync.WaitGroup
 }
 
@@ -81,7 +82,8 @@ func (t *takeovers) saw(u *step.LeaseUpdate) {
 	t.peers[u.Host] = peer{rev: u.Revision, state: u.Lease.State, seen: t.lease.now()}
 }
 
-// check looks for expired leases every renewal interval.
+// check looks for expired leases every renewal interval, while this host
+// holds its own, and takes each over.
 func (t *takeovers) check(ctx context.Context) {
 	tick := time.NewTicker(t.lease.cfg.Renew)
 	defer tick.Stop()
@@ -91,25 +93,49 @@ func (t *takeovers) check(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if _, ok := t.lease.valid(); !ok {
-			continue // a host without its own lease takes over no one
-		}
-		now := t.lease.now()
-		t.mu.Lock()
-		for host, p := range t.peers {
-			if t.busy[host] || p.state != step.LeaseHeld && p.state != step.LeaseTaken || elapsed(p.seen, now) < t.lease.cfg.TTL {
-				continue
-			}
-			t.busy[host] = true
+		_, valid := t.lease.valid()
+		for host, rev := range t.due(t.lease.now(), valid) {
 			t.wg.Go(func() {
 				defer func() { t.mu.Lock(); delete(t.busy, host); t.mu.Unlock() }()
-				if _, err := t.takeOver(ctx, host, p.rev); err != nil && ctx.Err() == nil {
+				if _, err := t.takeOver(ctx, host, rev); err != nil && ctx.Err() == nil {
 					t.e.cfg.Logger.Warn("taking over a host's lease", "host", host, "err", err)
 				}
 			})
 		}
-		t.mu.Unlock()
 	}
+}
+
+// due returns the hosts (and the revisions seen) whose lease record, held or
+// taken, has not changed for a TTL as of now, and marks them busy. A host
+// without its own lease (valid false) takes over no one; and while it had
+// none it may not have seen the others' renewals either (NATS, or the
+// bucket, unavailable to all), so that time does not count against them.
+func (t *takeovers) due(now time.Time, valid bool) map[string]uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !valid {
+		t.blind = true
+		return nil
+	}
+	if t.blind {
+		for host, p := range t.peers {
+			p.seen = now
+			t.peers[host] = p
+		}
+		t.blind = false
+	}
+	var out map[string]uint64
+	for host, p := range t.peers {
+		if t.busy[host] || p.state != step.LeaseHeld && p.state != step.LeaseTaken || elapsed(p.seen, now) < t.lease.cfg.TTL {
+			continue
+		}
+		if out == nil {
+			out = map[string]uint64{}
+		}
+		t.busy[host] = true
+		out[host] = p.rev
+	}
+	return out
 }
 
 // takeOver claims gone's lease at revision rev and, when the claim is
