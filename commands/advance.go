@@ -43,10 +43,16 @@ func (w *progress) closing() []events.Event {
 // advance commits w.first, runs w.exec, and commits their results with the
 // step's closing. A lost race on the first commit returns an error wrapping
 // step.ErrConflict before anything ran; the caller holds the run's lock.
+// Calls to run need this host's lease: without it nothing is committed and
+// the error is coded unavailable.
 func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := e.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
 		_, err := e.commit(ctx, c, w.last)
+		return err
+	}
+	epoch, err := e.leaseEpoch() // before the commit that starts the calls
+	if err != nil {
 		return err
 	}
 	c := e.newCommit(w.run, w.step, w.kind, w.first...)
@@ -54,7 +60,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if err != nil {
 		return err
 	}
-	e.runAll(ctx, w.exec, w.limits)
+	e.runAll(ctx, epoch, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)
@@ -87,7 +93,7 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 		if err := e.viewRun(run, func(r *projection.Run) {
 			last = r.LastSeq
 			s := r.Step(n)
-			open = s != nil && !s.Final
+			open = s != nil && !s.Final && !resultsIn(s, evs)
 		}); err != nil {
 			return err
 		}
@@ -95,6 +101,22 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
 		}
 	}
+}
+
+// resultsIn reports whether step s holds a result already for a call whose
+// result is among evs: another host settled it (a takeover of this host's
+// lease, say), and this host's result must not follow.
+func resultsIn(s *projection.Step, evs []events.Event) bool {
+	for _, ev := range evs {
+		if r, ok := ev.(events.ToolResultRecorded); ok {
+			for i := range s.Calls {
+				if s.Calls[i].ID == r.CallID && s.Calls[i].Terminal() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rerun prepares a recorded call to run again (an approved call, a call

@@ -87,6 +87,7 @@ type Engine struct {
 	regCache   atomic.Pointer[registryCache]
 	waits      *stepWaits    // AwaitStep's waiters, answered by one watcher
 	execs      chan struct{} // the host's execution slots
+	lease      *hostLease    // nil: no lease (see StartHost)
 	floor      int           // resultFloor of the output store
 }
 

@@ -33,6 +33,9 @@ type HostConfig struct {
 	// OutputSweepInterval is how often the host deletes expired output
 	// files (it also does at start); default one hour.
 	OutputSweepInterval time.Duration
+	// Lease is the host's lease (see LeaseConfig); the zero value is the
+	// default lease.
+	Lease LeaseConfig
 }
 
 // Host is one engine host: the log, a projector following it, and the
@@ -47,6 +50,8 @@ type Host struct {
 	sweeper chan struct{} // closed when the ticket sweeper stops
 	err     error         // why it stopped; read after done is closed
 	closed  bool
+
+	leaseStop func() // stops renewing and watching; nil without a lease
 }
 
 // StartHost opens the log on js, loads the projection checkpoint from
@@ -56,6 +61,11 @@ type Host struct {
 func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Registry, cfg HostConfig) (*Host, error) {
 	if cfg.StateDir == "" {
 		return nil, fmt.Errorf("start host: a state directory is required: %w", ErrInvalidRequest)
+	}
+	if !cfg.Lease.Off {
+		if err := cfg.Lease.Validate(); err != nil {
+			return nil, fmt.Errorf("start host: %w", err)
+		}
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("start host: %w", err)
@@ -86,6 +96,11 @@ func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Regi
 	}()
 	if err := proj.WaitFor(ctx, last); err != nil {
 		return nil, errors.Join(fmt.Errorf("start host: catch up to stream sequence %d: %w", last, err), h.Close())
+	}
+	if !cfg.Lease.Off {
+		if err := h.holdLease(ctx, js, cfg.Lease); err != nil {
+			return nil, errors.Join(fmt.Errorf("start host: %w", err), h.Close())
+		}
 	}
 	if err := eng.Recover(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("start host: %w", err), h.Close())
@@ -161,5 +176,6 @@ func (h *Host) Close() error {
 	if h.sweeper != nil {
 		<-h.sweeper
 	}
+	h.dropLease()
 	return errors.Join(h.Err(), h.Proj.Close())
 }

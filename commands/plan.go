@@ -20,6 +20,7 @@ type plan struct {
 	step   int
 	last   uint64 // the run's last sequence when the step was decided
 	limits executor.Limits
+	epoch  uint64 // the host's lease epoch the calls run under (leaseEpoch)
 	calls  []*planned
 	// A step of one call, the usual one, keeps it, its events and its commit
 	// here: one allocation.

@@ -25,8 +25,9 @@ const (
 // runs again if it is read-only or idempotent (at most three attempts in
 // all), and is settled as indeterminate otherwise; a step whose calls are
 // all terminal is finalized. Steps left open by other hosts are theirs to
-// recover (or an operator's, with RecoverHost). StartHost runs it once the
-// projection has caught up.
+// recover, or, once a host's lease expired, the host's that takes the lease
+// over (see takeovers), or an operator's, with RecoverHost. StartHost runs
+// it once the projection has caught up and the host holds its lease.
 func (e *Engine) Recover(ctx context.Context) error {
 	_, err := e.recoverHost(ctx, e.cfg.Host)
 	return err
@@ -51,12 +52,13 @@ type RecoveredStep struct {
 }
 
 // RecoverHost settles, on this host, what the named host left open, exactly
-// as that host would on its own start (see Recover). It is for a host that
-// will not come back: a host cannot tell a crashed peer from a slow one, so
-// it never does this on its own. Named wrongly — the host is alive and
-// still running a call — nothing runs twice that has an effect: that call
-// settles here as indeterminate and the live host's result is refused as a
-// conflict; a read-only call may run twice.
+// as that host would on its own start (see Recover). Hosts with a lease do
+// this on their own once the gone host's lease expired; RecoverHost is for
+// an operator who does not want to wait, or a host without a lease. Named
+// wrongly — the host is alive and still running a call — nothing runs
+// twice that has an effect: that call settles here as indeterminate and the
+// live host's result is refused as a conflict; a read-only call may run
+// twice.
 func (e *Engine) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
 	if req.Host == "" {
 		return nil, fmt.Errorf("recover: name the host: %w", ErrInvalidRequest)

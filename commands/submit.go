@@ -45,6 +45,13 @@ func (e *Engine) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan,
 	if err := e.checkBudget(p); err != nil {
 		return nil, err
 	}
+	if p.runsAny() {
+		epoch, err := e.leaseEpoch() // before anything is committed
+		if err != nil {
+			return nil, err
+		}
+		p.epoch = epoch
+	}
 	if p.oneCommit() {
 		p.execute(ctx, e)
 		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))

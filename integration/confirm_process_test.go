@@ -129,9 +129,9 @@ func killInDoubt(t *testing.T, host string) inDoubt {
 }
 
 // serve starts an engine process on the killed one's data and address.
-func (d inDoubt) serve(t *testing.T, host string) *server {
+func (d inDoubt) serve(t *testing.T, host string, extra ...string) *server {
 	t.Helper()
-	srv := serveArgs(t, "--data", d.data, "--listen", d.addr, "--host", host, "--test-tools")
+	srv := serveArgs(t, append([]string{"--data", d.data, "--listen", d.addr, "--host", host, "--test-tools"}, extra...)...)
 	t.Cleanup(func() { _ = srv.cmd.Process.Signal(syscall.SIGTERM) })
 	return srv
 }
@@ -175,11 +175,13 @@ func TestSIGKILLBetweenStartAndResult(t *testing.T) {
 }
 
 // A host that never comes back: another host leaves its step alone on start
-// (it cannot tell a crashed host from a slow one) until an operator runs
-// `engine recover HOST`, which settles it as that host's restart would.
+// (it cannot tell a crashed host from a slow one) until the gone host's
+// lease expires — here not within the test (--lease 1m) — or an operator
+// who does not want to wait runs `engine recover HOST`, which settles it as
+// that host's restart would.
 func TestRecoverAHostThatIsGone(t *testing.T) {
 	d := killInDoubt(t, "gone")
-	d.serve(t, "other")
+	d.serve(t, "other", "--lease", "1m")
 	if s := d.step1(t); s.Final || s.Calls[0].Result != nil || s.Calls[1].Result != nil {
 		t.Fatalf("another host settled the gone host's step on its own start: %+v", s)
 	}

@@ -140,8 +140,8 @@ func pending(t *testing.T, ctx context.Context, approver *role, run, ticket stri
 }
 
 // An agent starts a run and submits a step; it cannot answer its own
-// ticket, write into the stream, or delete from it through the JetStream
-// API; the server refuses each, and the log and the ticket are as they
+// ticket, write into the stream or the engine hosts' lease bucket, or
+// delete from the stream through the JetStream API; the server refuses each, and the log and the ticket are as they
 // were. The approver lists the ticket and allows it, and the agent's
 // await_step sees the step final: the engine user served it all.
 func TestAccessRoles(t *testing.T) {
@@ -177,6 +177,25 @@ func TestAccessRoles(t *testing.T) {
 		t.Fatal("the JetStream API answered the agent")
 	}
 	agent.refused(t, "$JS.API.STREAM.MSG.DELETE."+step.DefaultStream)
+	// Nor can it take the engine's lease over (which would stop the engine
+	// from starting calls until it held it again).
+	leases, err := step.OpenLeases(ctx, mustJS(t, g.e.nc), g.e.host.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := leases.Get(ctx, g.e.hostName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseSubject := "$KV." + leases.Bucket() + "." + step.LeaseKey(g.e.hostName)
+	forged, _ := step.EncodeLease(step.Lease{Host: g.e.hostName, State: step.LeaseTaken, By: "agent"})
+	if err := agent.nc.Publish(leaseSubject, forged); err != nil {
+		t.Fatal(err)
+	}
+	agent.refused(t, leaseSubject)
+	if now, err := leases.Get(ctx, g.e.hostName); err != nil || now.By != g.e.hostName || now.Revision < held.Revision {
+		t.Fatalf("the engine's lease after the agent's forged takeover: %+v, %v", now, err)
+	}
 	if _, err := agent.nc.SubscribeSync("stepgate.submit_step"); err != nil {
 		t.Fatal(err)
 	}
@@ -293,4 +312,14 @@ func TestAccessRequestSentTwice(t *testing.T) {
 			t.Fatalf("%d of 2 answers", n)
 		}
 	}
+}
+
+// mustJS is JetStream on nc.
+func mustJS(t *testing.T, nc *nats.Conn) jetstream.JetStream {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

@@ -159,6 +159,7 @@ type hostOptions struct {
 	testTools bool
 	limits    stepLimits
 	metrics   commands.Metrics // nil for none
+	lease     commands.LeaseConfig
 	// authFile is the embedded server's users and permissions (serve
 	// --auth), and clientOpts the host's own credentials on it.
 	authFile   string
@@ -244,6 +245,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
 			Metrics: o.metrics},
 		Projector: projectionOptions(o.log),
+		Lease:     o.lease,
 	})
 }
 

@@ -122,6 +122,7 @@ type backlogCollector struct {
 	host                                    *commands.Host
 	clock                                   func() time.Time
 	pending, oldest, lag, applied, quarants *prometheus.Desc
+	leaseHeld, takeovers                    *prometheus.Desc
 }
 
 func newBacklogCollector(h *commands.Host, clock func() time.Time) *backlogCollector {
@@ -134,12 +135,16 @@ func newBacklogCollector(h *commands.Host, clock func() time.Time) *backlogColle
 		applied: prometheus.NewDesc("stepgate_projector_applied_sequence", "The last stream sequence this host's projection applied.", nil, nil),
 		quarants: prometheus.NewDesc("stepgate_quarantined_messages_total",
 			"Messages of the log the folds skipped (undecodable, on a wrong subject, or not applicable); see engine quarantine.", nil, nil),
+		leaseHeld: prometheus.NewDesc("stepgate_lease_held",
+			"1 while this host holds its lease (renewed within its ttl less a margin, not taken over): only then does it start calls; 0 otherwise. Absent for a host without a lease (serve --lease 0).", nil, nil),
+		takeovers: prometheus.NewDesc("stepgate_lease_takeovers_total",
+			"Leases of other hosts this host took over (their renewals had stopped), settling what they left in doubt.", nil, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (b *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{b.pending, b.oldest, b.lag, b.applied, b.quarants} {
+	for _, d := range []*prometheus.Desc{b.pending, b.oldest, b.lag, b.applied, b.quarants, b.leaseHeld, b.takeovers} {
 		ch <- d
 	}
 }
@@ -157,6 +162,14 @@ func (b *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(b.oldest, prometheus.GaugeValue, age)
 	ch <- prometheus.MustNewConstMetric(b.applied, prometheus.GaugeValue, float64(bl.Applied))
 	ch <- prometheus.MustNewConstMetric(b.quarants, prometheus.CounterValue, float64(bl.Quarantined))
+	if l := b.host.Lease(); l.On {
+		held := 0.0
+		if l.Held {
+			held = 1
+		}
+		ch <- prometheus.MustNewConstMetric(b.leaseHeld, prometheus.GaugeValue, held)
+		ch <- prometheus.MustNewConstMetric(b.takeovers, prometheus.CounterValue, float64(l.Takeovers))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), lagTimeout)
 	defer cancel()
 	lag, err := b.host.Lag(ctx)

@@ -25,6 +25,7 @@ import (
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -182,6 +183,12 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 		if got := sample(fams, want.name, want.labels...); got != 0 {
 			t.Errorf("at start %s%v = %v, want 0", want.name, want.labels, got)
 		}
+	}
+	if got := sample(fams, "stepgate_lease_held"); got != 1 {
+		t.Errorf("at start stepgate_lease_held = %v, want 1 (serve takes its lease before it serves)", got)
+	}
+	if got := sample(fams, "stepgate_lease_takeovers_total"); got != 0 {
+		t.Errorf("at start stepgate_lease_takeovers_total = %v, want 0", got)
 	}
 	if fams["go_goroutines"] == nil || fams["process_resident_memory_bytes"] == nil {
 		t.Errorf("the Go and process collectors are missing")
@@ -422,7 +429,9 @@ func BenchmarkStepObservations(b *testing.B) {
 }
 
 // A scrape while the host cannot reach NATS still answers with what the
-// projection holds; only the lag, which asks the stream, is left out.
+// projection holds; only the lag, which asks the stream, is left out. The
+// host's lease: held, one takeover counted when another host's lease
+// expires, and not held once the host cannot renew it.
 func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
 	s := steptest.Start(t, "")
 	reg, err := tools(false, "")
@@ -430,11 +439,15 @@ func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir()})
+	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir(), Lease: commands.LeaseConfig{TTL: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
+	leases, err := step.OpenLeases(ctx, s.JS, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pr := prometheus.NewRegistry()
 	if err := pr.Register(newBacklogCollector(h, time.Now)); err != nil {
 		t.Fatal(err)
@@ -445,11 +458,38 @@ func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.run() }()
-	if got := sample(scrape(t, srv.URL()), "stepgate_projector_lag_sequences"); got != 0 {
+	fams := scrape(t, srv.URL())
+	if got := sample(fams, "stepgate_projector_lag_sequences"); got != 0 {
 		t.Errorf("lag with NATS up = %v, want 0", got)
 	}
+	if held, took := sample(fams, "stepgate_lease_held"), sample(fams, "stepgate_lease_takeovers_total"); held != 1 || took != 0 {
+		t.Errorf("lease held %v, takeovers %v; want 1 and 0", held, took)
+	}
+	// A host whose renewals stopped: taken over once its lease expired.
+	if _, err := leases.Put(ctx, step.Lease{Host: "gone", State: step.LeaseHeld, By: "gone", At: time.Now()}, 0); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, srv.URL()), "stepgate_lease_takeovers_total") != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no takeover counted of the expired lease")
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rec, err := leases.Get(ctx, "gone")
+		if err == nil && rec.State == step.LeaseSettled && rec.By != "gone" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gone's record %+v, %v; want settled by the host that took it over", rec, err)
+		}
+	}
 	s.Conn.Close()
-	fams := scrape(t, srv.URL())
+	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, srv.URL()), "stepgate_lease_held") != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the lease is still held without NATS")
+		}
+	}
+	fams = scrape(t, srv.URL())
 	if got := sample(fams, "stepgate_projector_lag_sequences"); got != -1 {
 		t.Errorf("lag without NATS = %v, want it left out", got)
 	}

@@ -26,6 +26,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hostName := fs.String("host", "", "this host's name in its commits; default the data directory's identity (DATA/host.json, made on the first start), so a restarted host recovers what it left in doubt")
 	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
+	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
 	var limits stepLimits
 	limits.register(fs)
@@ -36,7 +37,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errAuthWithNATS
 	}
 	log := logger(stderr)
-	opts := hostOptions{authFile: *auth, clientOpts: cf.credentials(), dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits}
+	opts := hostOptions{authFile: *auth, clientOpts: cf.credentials(), dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
+		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}}
+	if *lease < 0 {
+		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)
+	}
 	reg := prometheus.NewRegistry() // this host's own: several hosts may share a process
 	if *metricsAddr != "" {
 		m, err := newHostMetrics(reg)

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -27,7 +28,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// A name of its own, not the directory's: verify settles nothing a
 	// killed host left in doubt (a restart of that host does).
-	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: fmt.Sprintf("verify-%d", os.Getpid()), log: logger(stderr)})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: fmt.Sprintf("verify-%d", os.Getpid()), log: logger(stderr),
+		lease: commands.LeaseConfig{Off: true}}) // it runs nothing: no lease to leave behind
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,9 @@ type TestToolInput struct {
 	// Path names a file in the location: wait and wait_fx block while it
 	// exists; append_fx appends the text to it.
 	Path string `json:"path" jsonschema:"description=A file name inside the workspace"`
+	// Mark names a file in the location that wait and wait_fx append the
+	// text to, as a line, when they start (an effect that can be counted).
+	Mark string `json:"mark,omitempty" jsonschema:"description=A file name inside the workspace to mark the start in"`
 }
 
 // TestTools are tools for end-to-end tests of crashes and races, installed
@@ -63,6 +66,11 @@ func waitFor(ctx context.Context, c executor.Call, in TestToolInput) (string, er
 	p, err := testPath(c, in)
 	if err != nil {
 		return "", err
+	}
+	if in.Mark != "" {
+		if _, err := appendLine(ctx, c, TestToolInput{Text: in.Text, Path: in.Mark}); err != nil {
+			return "", err
+		}
 	}
 	for {
 		if _, err := os.Stat(p); err != nil {
