@@ -45,7 +45,7 @@ var (
 	// asked is not done: send it again (another host, this one restarted, or
 	// this one once NATS is back, answers; a step sent again gets its
 	// recorded outcome if an earlier copy committed it).
-	ErrUnavailable = errors.New("engine is stopping")
+	ErrUnavailable = errors.New("unavailable")
 	// ErrRunDiverged means the run's hash chain broke (its history lost a
 	// write, see projection.Divergence): it takes no more steps, replies or
 	// end; an operator looks at `engine show`.

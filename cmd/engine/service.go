@@ -192,5 +192,5 @@ func answer(nc *nats.Conn, req micro.Request, resp any, err error, log *slog.Log
 // stopping is the answer of a host that is stopping to a request it did not
 // act on; clients send such a request again.
 func stopping(nc *nats.Conn, req micro.Request, log *slog.Logger) {
-	answer(nc, req, nil, fmt.Errorf("%w: send the request again", commands.ErrUnavailable), log)
+	answer(nc, req, nil, fmt.Errorf("%w: engine is stopping: send the request again", commands.ErrUnavailable), log)
 }
