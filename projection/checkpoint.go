@@ -43,9 +43,9 @@ type batch struct {
 	tickets  map[string]string
 	grants   map[string][]byte
 	scopes   map[string][]byte
-	pending  map[string]string // nil: unchanged (with open and outputs)
-	open     map[string]bool
-	outputs  map[string][]byte
+	pending  map[string][]byte // ticket → its index entry; nil value: resolved
+	open     map[string]bool   // run → open or no longer
+	outputs  map[string][]byte // nil: unchanged
 	// quarantine is the quarantine's checkpoint form; nil: unchanged.
 	quarantine []byte
 }

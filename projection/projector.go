@@ -84,6 +84,10 @@ func Open(path string, opts Options) (*Projector, error) {
 			return loadIndexes(tx, &p.idx)
 		})
 	}
+	for _, id := range p.idx.migrated {
+		p.idxDirty.pending[id] = true
+	}
+	p.idx.migrated = nil
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
@@ -220,10 +224,42 @@ func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
 	return p.view(id, true, 0, fn)
 }
 
+// ViewCold is ViewStep that keeps no run it had to read from the checkpoint:
+// for reads that pass over many runs once (a page of tickets), which must
+// not fill the memory with runs nobody is working on.
+func (p *Projector) ViewCold(id string, n int, fn func(r *Run)) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, hot := p.runs[id]; hot {
+		return p.viewLocked(id, false, n, fn)
+	}
+	var (
+		r    *Run
+		lazy stubs
+	)
+	err := p.db.View(func(tx *bolt.Tx) error {
+		var err error
+		if r, lazy, err = loadRun(tx, id); err != nil || r == nil || !lazy.has(n) {
+			return err
+		}
+		return decodeStep(r, n, tx.Bucket(bucketSteps).Get(stepKey(id, n)))
+	})
+	if err != nil || r == nil {
+		return false, err
+	}
+	fn(r)
+	return true, nil
+}
+
 // view is View with every step whole first, or step n.
 func (p *Projector) view(id string, whole bool, n int, fn func(r *Run)) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.viewLocked(id, whole, n, fn)
+}
+
+// viewLocked is view under the projector's lock.
+func (p *Projector) viewLocked(id string, whole bool, n int, fn func(r *Run)) (bool, error) {
 	r, err := p.runLocked(id)
 	if err != nil || r == nil {
 		return false, err
