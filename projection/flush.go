@@ -27,16 +27,22 @@ func (p *Projector) Flush() error {
 
 // letGo lets go of what a checkpoint has just written and nothing needs in
 // memory: the final steps become stubs {N, Final: true}, read back from the
-// checkpoint when someone asks for them — as after a restart — and an ended
-// run leaves memory altogether, to be loaded again if anyone asks. A run's
-// last step stays whole, so a long run holds a stub per step instead of
-// every call, argument and result it ever made, and a host that has run
-// many holds only the ones still going.
+// checkpoint when someone asks for them — as after a restart — and a run
+// that ended, or waits for a person's answer, leaves memory altogether, to
+// be loaded again if anyone asks. A run's last step stays whole, so a long
+// run holds a stub per step instead of every call, argument and result it
+// ever made, and a host that has run many, or has many waiting, holds only
+// the ones still going: a waiting run costs its index entries.
 func (p *Projector) letGo(b *batch) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for id := range b.tickets {
+		if !p.idxDirty.tickets[id] {
+			delete(p.idx.tickets, id) // in the checkpoint now
+		}
+	}
 	for id, r := range p.runs {
-		if _, dirty := p.dirty[id]; r.Status == StatusEnded && !dirty {
+		if _, dirty := p.dirty[id]; (r.Status == StatusEnded || r.Status == StatusAwaiting) && !dirty {
 			delete(p.runs, id)
 			delete(p.lazy, id)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/stepgate/stepgate/events"
+	bolt "go.etcd.io/bbolt"
 )
 
 // indexes are the projections that span runs: which run holds a ticket,
@@ -12,7 +13,9 @@ import (
 // recovery looks at), and the saved approvals of every project. They are
 // small, so they live in memory whole and load at Open.
 type indexes struct {
-	tickets map[string]string // every ticket → its run
+	// tickets maps the tickets issued since the last checkpoint to their
+	// runs; earlier ones are read from the checkpoint when asked for.
+	tickets map[string]string
 	pending pendingIndex      // unresolved tickets, in order
 	// open is the runs with a step that is not final, unless all that step
 	// waits for is a person's answer (recovery has nothing to do there).
@@ -175,11 +178,25 @@ func (p *Projector) Outputs() map[string]events.OutputFileStored {
 	return maps.Clone(p.idx.outputs)
 }
 
-// TicketRun returns the run a ticket belongs to ("" when no run issued it).
+// TicketRun returns the run a ticket belongs to ("" when no run issued it,
+// or the checkpoint cannot be read).
 func (p *Projector) TicketRun(ticket string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.idx.tickets[ticket]
+	if run, ok := p.idx.tickets[ticket]; ok {
+		return run
+	}
+	if t, ok := p.idx.pending.byID[ticket]; ok {
+		return t.Run
+	}
+	run := ""
+	if err := p.db.View(func(tx *bolt.Tx) error {
+		run = string(tx.Bucket(bucketTickets).Get([]byte(ticket)))
+		return nil
+	}); err != nil {
+		p.log.Warn("reading a ticket's run from the checkpoint", "ticket", ticket, "err", err)
+	}
+	return run
 }
 
 // Pending returns the unresolved tickets, each with its run, by ticket id.

@@ -36,10 +36,7 @@ func (p *Projector) takeIndexes(b *batch) error {
 	for id := range p.idxDirty.pending {
 		var v []byte // nil: resolved, deleted
 		if t, ok := p.idx.pending.byID[id]; ok {
-			var err error
-			if v, err = json.Marshal(t); err != nil {
-				return err
-			}
+			v = encodePending(t)
 		}
 		b.pending[id] = v
 	}
@@ -139,10 +136,9 @@ func writeSet(b *bolt.Bucket, kv map[string][]byte) error {
 // loadIndexes reads the indexes at Open.
 func loadIndexes(tx *bolt.Tx, idx *indexes) error {
 	load := func(name []byte, fn func(k, v []byte) error) error { return tx.Bucket(name).ForEach(fn) }
-	err := load(bucketTickets, func(k, v []byte) error { idx.tickets[string(k)] = string(v); return nil })
-	if err == nil {
-		err = load(bucketPending, func(k, v []byte) error { return loadPending(tx, idx, string(k), v) })
-	}
+	// The tickets bucket (every ticket ever issued) is not loaded: TicketRun
+	// reads it when asked.
+	err := load(bucketPending, func(k, v []byte) error { return loadPending(tx, idx, string(k), v) })
 	if err == nil {
 		err = load(bucketOpen, func(k, _ []byte) error { idx.open[string(k)] = true; return nil })
 	}

@@ -2,7 +2,6 @@ package projection
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -38,16 +37,30 @@ type pendingIndex struct {
 	byProject map[string]*sortedSet
 	byTool    map[string]*sortedSet
 	byRun     map[string]*sortedSet
+	// strings holds one copy of each project, tool and identity read from
+	// the checkpoint: a hundred thousand tickets share a few of each.
+	strings map[string]string
 }
 
 func newPendingIndex() pendingIndex {
 	return pendingIndex{byID: map[string]*PendingTicket{}, byProject: map[string]*sortedSet{},
-		byTool: map[string]*sortedSet{}, byRun: map[string]*sortedSet{}}
+		byTool: map[string]*sortedSet{}, byRun: map[string]*sortedSet{}, strings: map[string]string{}}
+}
+
+// intern returns the index's copy of b (made on first sight).
+func (x *pendingIndex) intern(b []byte) string {
+	if s, ok := x.strings[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	x.strings[s] = s
+	return s
 }
 
 // add indexes t (replacing an entry of the same id).
 func (x *pendingIndex) add(t PendingTicket) {
 	x.remove(t.ID)
+	t.Project, t.Tool, t.Identity = x.intern([]byte(t.Project)), x.intern([]byte(t.Tool)), x.intern([]byte(t.Identity))
 	x.byID[t.ID] = &t
 	x.all.insert(t.ID)
 	for _, by := range []struct {
@@ -216,10 +229,10 @@ func (p *Projector) PendingRuns(project string) []string {
 // stores only the run's id: the rest is read from the run's header once,
 // and the entry is written in the new form at the next checkpoint.
 func loadPending(tx *bolt.Tx, idx *indexes, id string, v []byte) error {
-	if len(v) > 0 && v[0] == '{' {
-		var t PendingTicket
-		if err := json.Unmarshal(v, &t); err != nil || t.ID != id {
-			return fmt.Errorf("checkpoint of pending ticket %s: %w", id, errors.Join(err, ErrInconsistent))
+	if len(v) > 0 && v[0] == pendingForm {
+		t, err := decodePending(id, v, idx.pending.intern)
+		if err != nil {
+			return err
 		}
 		idx.pending.add(t)
 		return nil
