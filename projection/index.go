@@ -16,7 +16,7 @@ type indexes struct {
 	// tickets maps the tickets issued since the last checkpoint to their
 	// runs; earlier ones are read from the checkpoint when asked for.
 	tickets map[string]string
-	pending pendingIndex      // unresolved tickets, in order
+	pending pendingIndex // unresolved tickets, in order
 	// open is the runs with a step that is not final, unless all that step
 	// waits for is a person's answer (recovery has nothing to do there).
 	open     map[string]bool
