@@ -36,6 +36,9 @@ func (p *Projector) Flush() error {
 func (p *Projector) letGo(b *batch) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for ref := range b.blobs {
+		p.bl.stored[ref] = true
+	}
 	for id := range b.tickets {
 		if !p.idxDirty.tickets[id] {
 			delete(p.idx.tickets, id) // in the checkpoint now
@@ -84,10 +87,10 @@ func (p *Projector) takeBatch() (*batch, error) {
 	if p.pending == 0 && len(p.dirty) == 0 && !p.idxDirty.any() {
 		return nil, nil
 	}
-	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}}
+	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}, blobs: map[string][]byte{}}
 	for id, steps := range p.dirty {
 		r := p.runs[id]
-		h, err := encodeHeader(r)
+		h, err := p.bl.encodeHeader(r, b.blobs)
 		if err != nil {
 			return nil, err
 		}

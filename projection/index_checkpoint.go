@@ -67,6 +67,8 @@ func (p *Projector) takeIndexes(b *batch) error {
 
 // writeIndexes writes the index part of a batch in tx.
 func writeIndexes(tx *bolt.Tx, b *batch) error {
+	// Ticket ids are ULIDs: they mostly grow, so pages can be packed full.
+	tx.Bucket(bucketTickets).FillPercent, tx.Bucket(bucketPending).FillPercent = 0.9, 0.9
 	if err := writeRegistry(tx, b.scopes); err != nil {
 		return err
 	}

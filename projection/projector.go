@@ -44,6 +44,7 @@ type Projector struct {
 	replayed int                     // commits applied by Follow since Open
 	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
 	idx      indexes                 // tickets, open runs, grants
+	bl       blobs                   // header parts runs share
 	idxDirty indexDirt               // what of idx the next checkpoint writes
 	regVer   atomic.Uint64           // bumped at every registry change
 	grantVer atomic.Uint64           // bumped at every grant change
@@ -76,7 +77,7 @@ func Open(path string, opts Options) (*Projector, error) {
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
 		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, nudge: make(chan struct{}, 1),
-		idx: newIndexes(), idxDirty: newIndexDirt()}
+		idx: newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
 	err = initBuckets(db)
 	if err == nil {
 		err = db.View(func(tx *bolt.Tx) error {
@@ -159,7 +160,7 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	)
 	err := p.db.View(func(tx *bolt.Tx) error {
 		var err error
-		r, lazy, err = loadRun(tx, id)
+		r, lazy, err = loadRun(tx, &p.bl, id)
 		return err
 	})
 	if err != nil {
@@ -239,7 +240,7 @@ func (p *Projector) ViewCold(id string, n int, fn func(r *Run)) (bool, error) {
 	)
 	err := p.db.View(func(tx *bolt.Tx) error {
 		var err error
-		if r, lazy, err = loadRun(tx, id); err != nil || r == nil || !lazy.has(n) {
+		if r, lazy, err = loadRun(tx, &p.bl, id); err != nil || r == nil || !lazy.has(n) {
 			return err
 		}
 		return decodeStep(r, n, tx.Bucket(bucketSteps).Get(stepKey(id, n)))
