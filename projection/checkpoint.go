@@ -37,7 +37,7 @@ type batch struct {
 	runs  map[string][]byte
 	steps map[string][]byte
 	blobs map[string][]byte // shared header parts not stored yet, by digest
-	final []finalStep // steps to encode outside the projector's lock
+	final []finalStep       // steps to encode outside the projector's lock
 	// taken and takenIdx are the dirt the batch took, put back if its write fails.
 	taken    map[string]map[int]bool
 	takenIdx indexDirt
@@ -185,4 +185,3 @@ func decodeStep(r *Run, n int, raw []byte) error {
 	r.Steps[n-1] = s
 	return nil
 }
-
