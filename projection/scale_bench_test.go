@@ -27,6 +27,6 @@ func BenchmarkWaitingRunMemory(b *testing.B) {
 		if err := p.Close(); err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(fileSize(b, path))/n, "ckpt-B/run")
+		b.ReportMetric(float64(checkpointSize(b, path))/n, "ckpt-B/run")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stepgate/stepgate/events"
+	bolt "go.etcd.io/bbolt"
 )
 
 // waiting makes runs that each wait on one ticket, as the engine writes
@@ -107,13 +107,27 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-// fileSize is the size of the file at path.
-func fileSize(tb testing.TB, path string) int64 {
-	fi, err := os.Stat(path)
+// dbSize is checkpointSize of an open projector's checkpoint.
+func dbSize(p *Projector) int64 {
+	var size int64
+	_ = p.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
+	return size
+}
+
+// checkpointSize is the size of the checkpoint at path: its pages up to
+// the last one in use (the file itself grows in large steps ahead of them).
+func checkpointSize(tb testing.TB, path string) int64 {
+	tb.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return fi.Size()
+	defer db.Close()
+	var size int64
+	if err := db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }); err != nil {
+		tb.Fatal(err)
+	}
+	return size
 }
 
 // firstPage reads the first page of tickets as the engine's Tickets does:

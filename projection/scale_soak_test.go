@@ -34,7 +34,7 @@ func TestWaitingRunsAtScale(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	size := fileSize(t, path)
+	size := checkpointSize(t, path)
 
 	before = heapInUse()
 	t0 = time.Now()

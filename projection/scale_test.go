@@ -24,7 +24,7 @@ func TestWaitingRunsCostTheirIndexEntries(t *testing.T) {
 	p.mu.Lock()
 	inMemory := len(p.runs)
 	p.mu.Unlock()
-	t.Logf("%d waiting runs: %.0f heap bytes a run, checkpoint %d bytes a run", n, perRun, fileSize(t, path)/n)
+	t.Logf("%d waiting runs: %.0f heap bytes a run, checkpoint %d bytes a run", n, perRun, dbSize(p)/n)
 	if inMemory != 0 {
 		t.Errorf("%d waiting runs in memory after a checkpoint, want none", inMemory)
 	}
