@@ -55,12 +55,22 @@ func TestWaitingRunsAtScale(t *testing.T) {
 	t0 = time.Now()
 	cnt, _ := p.PendingStats()
 	statsT := time.Since(t0)
+	t0 = time.Now()
+	due, shown := 0, map[string]string{"bash": w.catalog.Tools[0].Identity, "edit": w.catalog.Tools[0].Identity}
+	now := time.Now()
+	p.EachPending(func(tk PendingTicket) { // what the sweeper reads every second
+		if tk.Deadline != nil && !now.Before(*tk.Deadline) || shown[tk.Tool] != tk.Identity {
+			due++
+		}
+	})
+	sweepT := time.Since(t0)
 	reopened := float64(int64(heapInUse())-int64(before)) / float64(n)
 	defer p.Close()
 	t.Logf("%d waiting runs (folded in %v): heap %.0f B a run (%.0f B after a restart), checkpoint %d B (%d B a run)",
 		n, fillT.Round(time.Millisecond), perRun, reopened, size, size/int64(n))
-	t.Logf("restart: open %v, recovery pass %v; first page of %d tickets %v; pending count %d in %v",
-		openT.Round(time.Microsecond), recoverT.Round(time.Microsecond), len(page), pageT.Round(time.Microsecond), cnt, statsT)
+	t.Logf("restart: open %v, recovery pass %v; first page of %d tickets %v; pending count %d in %v; sweep pass %v (%d due)",
+		openT.Round(time.Microsecond), recoverT.Round(time.Microsecond), len(page), pageT.Round(time.Microsecond), cnt, statsT,
+		sweepT.Round(time.Microsecond), due)
 	if perRun > 4096 || reopened > 4096 {
 		t.Errorf("a waiting run costs %.0f B (%.0f B after a restart), want at most 4 KiB", perRun, reopened)
 	}
