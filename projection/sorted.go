@@ -35,6 +35,18 @@ func (s *sortedSet) insert(id string) bool {
 		s.n = 1
 		return true
 	}
+	if last := s.chunks[len(s.chunks)-1]; last[len(last)-1] < id {
+		// Above every id: ids mostly come in order (ULIDs, a checkpoint's
+		// keys), so appending is the common case, and a full last chunk
+		// starts a new one rather than splitting.
+		if len(last) < chunkMax {
+			s.chunks[len(s.chunks)-1] = append(last, id)
+		} else {
+			s.chunks = append(s.chunks, append(make([]string, 0, 8), id))
+		}
+		s.n++
+		return true
+	}
 	ci := s.chunkOf(id)
 	c := s.chunks[ci]
 	pos, found := slices.BinarySearch(c, id)
