@@ -57,7 +57,7 @@ func TestWaitingRunsAtScale(t *testing.T) {
 	statsT := time.Since(t0)
 	t0 = time.Now()
 	due, shown := 0, map[string]string{"bash": w.catalog.Tools[0].Identity, "edit": w.catalog.Tools[0].Identity}
-	now := w.now // before every deadline
+	now := w.now                           // before every deadline
 	p.EachPending(func(tk PendingTicket) { // what the sweeper reads every second
 		if tk.Deadline != nil && !now.Before(*tk.Deadline) || shown[tk.Tool] != tk.Identity {
 			due++
