@@ -11,7 +11,7 @@ import (
 // checkpoint no waiting run is in memory, none is left for recovery, and
 // the tickets list in pages from the index, before and after a restart.
 func TestWaitingRunsCostTheirIndexEntries(t *testing.T) {
-	const n = 3000
+	const n = 2000
 	path := filepath.Join(t.TempDir(), "p.db")
 	p, err := Open(path, Options{})
 	if err != nil {
