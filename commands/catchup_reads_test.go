@@ -21,7 +21,7 @@ func TestReadsOnTheHostThatIsBehind(t *testing.T) {
 	syncNow(t, hb)
 
 	// The ticket is answered on ha and step 2 asks: hb has folded neither.
-	pending, err := ha.Tickets(ctx, commands.TicketsRequest{Run: run})
+	pending, err := tickets(ctx, ha, commands.TicketsRequest{Run: run})
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("tickets on a: %v, %v", pending, err)
 	}
@@ -58,7 +58,7 @@ func TestReadsOnTheHostThatIsBehind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(want, got); d != "" || len(got) == 0 {
+		if d := cmp.Diff(want, got); d != "" || len(got.Tickets) == 0 {
 			t.Errorf("tickets %+v on b differ from a (-a +b):\n%s", req, d)
 		}
 	}
@@ -83,7 +83,7 @@ func TestReadsOnTheHostThatIsBehind(t *testing.T) {
 		}
 		waited <- err
 	}()
-	pending, err = ha.Tickets(ctx, commands.TicketsRequest{Run: run})
+	pending, err = tickets(ctx, ha, commands.TicketsRequest{Run: run})
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("tickets on a: %v, %v", pending, err)
 	}

@@ -91,3 +91,12 @@ func call(id, tool string, args any) commands.CallRequest {
 	b, _ := json.Marshal(args)
 	return commands.CallRequest{ID: id, Tool: tool, Args: b}
 }
+
+// tickets returns the tickets of one page (the first) of req.
+func tickets(ctx context.Context, h *commands.Host, req commands.TicketsRequest) ([]commands.TicketView, error) {
+	page, err := h.Tickets(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return page.Tickets, nil
+}

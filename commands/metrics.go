@@ -96,15 +96,9 @@ type Backlog struct {
 // Backlog returns what the host has waiting. It reads the projection only,
 // and is safe for concurrent use.
 func (e *Engine) Backlog() Backlog {
-	pending := e.proj.Pending()
-	b := Backlog{Pending: len(pending), Applied: e.proj.Seq(), Quarantined: e.proj.Quarantine().Total}
-	oldest := ""
-	for id := range pending { // ULIDs sort by time
-		if events.ValidID(id) && (oldest == "" || id < oldest) {
-			oldest = id
-		}
-	}
-	if id, err := ulid.ParseStrict(oldest); err == nil {
+	n, oldest := e.proj.PendingStats() // O(1): the index is ordered by id, so by time
+	b := Backlog{Pending: n, Applied: e.proj.Seq(), Quarantined: e.proj.Quarantine().Total}
+	if id, err := ulid.ParseStrict(oldest); err == nil && events.ValidID(oldest) {
 		b.Oldest = ulid.Time(id.Time())
 	}
 	return b

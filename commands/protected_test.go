@@ -207,7 +207,7 @@ func TestProtectedPathsAskUnderEditAllow(t *testing.T) {
 			if protected < 0 {
 				t.Errorf("ticket requests %+v: none asks for the protected path and saves nothing", tk.Requests)
 			}
-			views, err := h.Tickets(ctx, commands.TicketsRequest{Run: info.Run})
+			views, err := tickets(ctx, h, commands.TicketsRequest{Run: info.Run})
 			if err != nil || len(views) != 1 || !strings.Contains(views[0].Reason, "(protected path)") {
 				t.Errorf("the operator's view %+v (%v) does not say the path is protected", views, err)
 			}

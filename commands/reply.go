@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -318,13 +317,10 @@ func resultEvent(callID, text string) events.ToolResultRecorded {
 // approved and its call runs. Best effort: a failure is logged, the ticket
 // stays pending for a human.
 func (e *Engine) approveProject(ctx context.Context, project, except string) {
-	runs := map[string]bool{}
-	for _, run := range e.proj.Pending() {
-		if run != except {
-			runs[run] = true
+	for _, run := range e.proj.PendingRuns(project) {
+		if run == except {
+			continue
 		}
-	}
-	for _, run := range slices.Sorted(maps.Keys(runs)) {
 		if err := e.autoApprove(ctx, project, run); err != nil {
 			e.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
 		}

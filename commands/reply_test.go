@@ -223,7 +223,7 @@ func TestReplyValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, _ := awaiting(t, h, "p1", call("c", "count_fx", text{"ask done"}))
-	doneOut, _ := h.Tickets(ctx, commands.TicketsRequest{Run: done})
+	doneOut, _ := tickets(ctx, h, commands.TicketsRequest{Run: done})
 	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: doneOut[0].ID, Reply: events.ReplyOnce, Principal: "ops"}); err != nil {
 		t.Fatal(err)
 	}

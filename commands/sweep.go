@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -17,13 +18,21 @@ import (
 // is no longer the identity the model was shown (a stale tool call). Hosts
 // run it every second; when several race for one ticket, one commit wins and
 // the others change nothing.
+//
+// It looks at the projection's index of pending tickets, not at their runs:
+// only a run with a ticket due is read, so a host with a hundred thousand
+// runs waiting sweeps them in milliseconds and keeps none in memory.
 func (e *Engine) SweepTickets(ctx context.Context) error {
+	now := e.cfg.Clock()
+	reg := e.effective()
 	runs := map[string]bool{}
-	for _, run := range e.proj.Pending() {
-		runs[run] = true
-	}
+	e.proj.EachPending(func(t projection.PendingTicket) {
+		if t.Deadline != nil && !now.Before(*t.Deadline) || !shown(reg, t.Tool, t.Identity) {
+			runs[t.Run] = true
+		}
+	})
 	var errs []error
-	for run := range runs {
+	for _, run := range slices.Sorted(maps.Keys(runs)) {
 		if err := e.sweepRun(ctx, run); err != nil && !errors.Is(err, step.ErrConflict) {
 			errs = append(errs, err)
 		}

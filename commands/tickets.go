@@ -3,8 +3,10 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
@@ -17,7 +19,7 @@ import (
 // ticket_stale, ticket_kind, grant_not_found, …).
 type Confirmations interface {
 	Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error)
-	Tickets(ctx context.Context, req TicketsRequest) ([]TicketView, error)
+	Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error)
 	AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error)
 	Grants(ctx context.Context, req GrantsRequest) ([]projection.Grant, error)
 	RevokeGrant(ctx context.Context, req RevokeRequest) (*projection.Grant, error)
@@ -52,9 +54,37 @@ type ReplyResult struct {
 	Outcome  *StepOutcome `json:"outcome,omitempty"`
 }
 
-// TicketsRequest lists pending tickets (of one run, when Run is set).
+// TicketsRequest asks for a page of pending tickets, oldest first. Empty
+// fields do not filter.
 type TicketsRequest struct {
-	Run string `json:"run,omitempty"`
+	// Run, Project and Tool keep the tickets of that run, project or tool.
+	Run     string `json:"run,omitempty"`
+	Project string `json:"project,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	// Ticket keeps that one ticket (a page of one, or none).
+	Ticket string `json:"ticket,omitempty"`
+	// OlderThan keeps the tickets issued longer ago than this Go duration
+	// ("1h"); the time it names is fixed at the first page.
+	OlderThan string `json:"older_than,omitempty"`
+	// Limit is the most tickets of the page: default DefaultTicketsLimit
+	// (100), at most MaxTicketsLimit (1000); more is invalid_request.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is a previous page's Next: this page continues that query (its
+	// filters; ones repeated here must be the same).
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// Page sizes of Tickets.
+const (
+	DefaultTicketsLimit = 100
+	MaxTicketsLimit     = 1000
+)
+
+// TicketPage is one page of pending tickets.
+type TicketPage struct {
+	Tickets []TicketView `json:"tickets"`
+	// Next is the cursor of the next page; empty when this was the last.
+	Next string `json:"next"`
 }
 
 // TicketView is a pending (or resolved) ticket as a person sees it.
@@ -104,32 +134,107 @@ func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
 	return v
 }
 
-// Tickets lists the pending tickets, oldest first.
-func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) ([]TicketView, error) {
+// Tickets returns a page of the pending tickets, oldest first. The page is
+// read from the projection's index of pending tickets: it costs its own
+// tickets (and one read of each of their runs), not the number pending.
+func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.syncReads(ctx, req.Run); err != nil {
+	q, err := e.ticketsQuery(req)
+	if err != nil {
 		return nil, err
 	}
-	byRun := map[string][]string{}
-	for id, run := range e.proj.Pending() {
-		if req.Run == "" || run == req.Run {
-			byRun[run] = append(byRun[run], id)
-		}
+	if err := e.syncReads(ctx, q.Run); err != nil {
+		return nil, err
 	}
-	var out []TicketView
-	for run, ids := range byRun { // one view per run, whatever its number of tickets
-		if err := e.viewRun(run, func(r *projection.Run) {
-			for _, id := range ids {
-				if t := r.Ticket(id); t != nil && t.Pending() {
-					out = append(out, ticketView(r, t))
+	var found []projection.PendingTicket
+	more := false
+	if req.Ticket != "" {
+		if t, ok := e.proj.PendingTicket(req.Ticket); ok && (q.Run == "" || t.Run == q.Run) &&
+			(q.Project == "" || t.Project == q.Project) && (q.Tool == "" || t.Tool == q.Tool) {
+			found = append(found, t)
+		}
+	} else {
+		found, more = e.proj.PendingPage(q)
+	}
+	page := &TicketPage{Tickets: []TicketView{}}
+	for i := 0; i < len(found); {
+		// One view per run, whatever its number of tickets on the page.
+		run, j := found[i].Run, i
+		for j < len(found) && found[j].Run == run {
+			j++
+		}
+		if err := e.viewCold(run, found[i].Step, func(r *projection.Run) {
+			for _, pt := range found[i:j] {
+				if t := r.Ticket(pt.ID); t != nil && t.Pending() {
+					page.Tickets = append(page.Tickets, ticketView(r, t))
 				}
 			}
 		}); err != nil {
 			return nil, err
 		}
+		i = j
 	}
-	slices.SortFunc(out, func(a, b TicketView) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	slices.SortFunc(page.Tickets, func(a, b TicketView) int { return strings.Compare(a.ID, b.ID) })
+	if more {
+		page.Next = ticketCursor{After: found[len(found)-1].ID, Project: q.Project, Tool: q.Tool, Run: q.Run,
+			Before: unixMilli(q.IssuedBefore)}.encode()
+	}
+	return page, nil
+}
+
+// ticketsQuery checks a tickets request and makes it a query of the index.
+func (e *Engine) ticketsQuery(req TicketsRequest) (projection.PendingQuery, error) {
+	q := projection.PendingQuery{Run: req.Run, Project: req.Project, Tool: req.Tool, Limit: req.Limit}
+	switch {
+	case req.Limit == 0:
+		q.Limit = DefaultTicketsLimit
+	case req.Limit < 0 || req.Limit > MaxTicketsLimit:
+		return q, fmt.Errorf("tickets: limit %d: want 1 to %d: %w", req.Limit, MaxTicketsLimit, ErrInvalidRequest)
+	}
+	if req.OlderThan != "" {
+		d, err := time.ParseDuration(req.OlderThan)
+		if err != nil || d < 0 {
+			return q, fmt.Errorf("tickets: older_than %q: want a duration such as 1h: %w", req.OlderThan, ErrInvalidRequest)
+		}
+		q.IssuedBefore = e.cfg.Clock().Add(-d)
+	}
+	if req.Cursor == "" {
+		return q, nil
+	}
+	c, err := decodeCursor(req.Cursor)
+	if err != nil {
+		return q, fmt.Errorf("tickets: %w", err)
+	}
+	for _, f := range []struct{ name, req, cur string }{
+		{"run", req.Run, c.Run}, {"project", req.Project, c.Project}, {"tool", req.Tool, c.Tool}} {
+		if f.req != "" && f.req != f.cur {
+			return q, fmt.Errorf("tickets: %s %q differs from the cursor's %q (a cursor continues its own query): %w",
+				f.name, f.req, f.cur, ErrInvalidRequest)
+		}
+	}
+	q.Run, q.Project, q.Tool, q.After, q.IssuedBefore = c.Run, c.Project, c.Tool, c.After, c.before()
+	return q, nil
+}
+
+// unixMilli is t in Unix milliseconds, 0 for the zero time.
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// viewCold is viewStep through the projector's ViewCold: a page of tickets
+// reads runs nobody is working on, and must not keep them in memory.
+func (e *Engine) viewCold(run string, n int, fn func(r *projection.Run)) error {
+	ok, err := e.proj.ViewCold(run, n, fn)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", run, err)
+	}
+	if !ok {
+		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
+	}
+	return nil
 }

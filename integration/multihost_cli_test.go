@@ -84,12 +84,12 @@ func (m *multi) replyToCLITickets() (stop func()) {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			var pending []commands.TicketView
-			if err := m.request("tickets", commands.TicketsRequest{}, &pending); err != nil {
+			var pending commands.TicketPage
+			if err := m.request("tickets", commands.TicketsRequest{Limit: commands.MaxTicketsLimit}, &pending); err != nil {
 				m.fail("tickets: %v", err)
 				continue
 			}
-			for _, tk := range pending {
+			for _, tk := range pending.Tickets {
 				if answered[tk.ID] || !strings.Contains(string(tk.Args), `"ask cli `) {
 					continue
 				}

@@ -36,16 +36,17 @@ type batch struct {
 	seq   uint64
 	runs  map[string][]byte
 	steps map[string][]byte
-	final []finalStep // steps to encode outside the projector's lock
+	blobs map[string][]byte // shared header parts not stored yet, by digest
+	final []finalStep       // steps to encode outside the projector's lock
 	// taken and takenIdx are the dirt the batch took, put back if its write fails.
 	taken    map[string]map[int]bool
 	takenIdx indexDirt
 	tickets  map[string]string
 	grants   map[string][]byte
 	scopes   map[string][]byte
-	pending  map[string]string // nil: unchanged (with open and outputs)
-	open     map[string]bool
-	outputs  map[string][]byte
+	pending  map[string][]byte // ticket → its index entry; nil value: resolved
+	open     map[string]bool   // run → open or no longer
+	outputs  map[string][]byte // nil: unchanged
 	// quarantine is the quarantine's checkpoint form; nil: unchanged.
 	quarantine []byte
 }
@@ -53,7 +54,7 @@ type batch struct {
 // allBuckets names every bucket of the checkpoint.
 func allBuckets() [][]byte {
 	return [][]byte{bucketMeta, bucketRuns, bucketSteps, bucketTickets, bucketPending, bucketOpen,
-		bucketGrants, bucketOutputs, bucketRegistry}
+		bucketGrants, bucketOutputs, bucketRegistry, bucketBlobs}
 }
 
 // initBuckets creates the buckets a checkpoint lacks. It writes only when one
@@ -87,14 +88,20 @@ func writeBatch(db *bolt.DB, b *batch) error {
 		for _, w := range []struct {
 			bucket *bolt.Bucket
 			kv     map[string][]byte
-		}{{tx.Bucket(bucketRuns), b.runs}, {tx.Bucket(bucketSteps), b.steps}} {
-			// Step keys of one run grow at the end: pack pages full.
-			w.bucket.FillPercent = 0.9
+			fill   float64
+		}{{tx.Bucket(bucketRuns), b.runs, 1}, {tx.Bucket(bucketSteps), b.steps, 0.9}} {
+			// Run ids (ULIDs) mostly grow, and step keys of one run grow at
+			// the end: pack pages full. A header of a kilobyte or so fills
+			// a page three times over, not twice.
+			w.bucket.FillPercent = w.fill
 			for _, k := range slices.Sorted(maps.Keys(w.kv)) {
 				if err := w.bucket.Put([]byte(k), w.kv[k]); err != nil {
 					return err
 				}
 			}
+		}
+		if err := writeBlobs(tx, b.blobs); err != nil {
+			return err
 		}
 		if err := writeIndexes(tx, b); err != nil {
 			return err
@@ -120,14 +127,13 @@ func readSeq(tx *bolt.Tx) uint64 {
 // Finding the last step takes one seek, so a run of ten thousand steps loads
 // in the time of a short one; a step missing in between is reported when it
 // is asked for.
-func loadRun(tx *bolt.Tx, id string) (r *Run, lazy stubs, err error) {
+func loadRun(tx *bolt.Tx, bl *blobs, id string) (r *Run, lazy stubs, err error) {
 	v := tx.Bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
 		return nil, nil, nil
 	}
-	r = new(Run)
-	if err := json.Unmarshal(v, r); err != nil {
-		return nil, nil, fmt.Errorf("checkpoint of run %s: %w", id, err)
+	if r, err = bl.decodeHeader(tx, id, v); err != nil {
+		return nil, nil, err
 	}
 	prefix := append([]byte(id), 0)
 	ofRun := func(k []byte) bool { return len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix) }
@@ -178,11 +184,4 @@ func decodeStep(r *Run, n int, raw []byte) error {
 	}
 	r.Steps[n-1] = s
 	return nil
-}
-
-// encodeHeader encodes a run without its steps.
-func encodeHeader(r *Run) ([]byte, error) {
-	h := *r
-	h.Steps = nil
-	return json.Marshal(&h)
 }

@@ -27,16 +27,25 @@ func (p *Projector) Flush() error {
 
 // letGo lets go of what a checkpoint has just written and nothing needs in
 // memory: the final steps become stubs {N, Final: true}, read back from the
-// checkpoint when someone asks for them — as after a restart — and an ended
-// run leaves memory altogether, to be loaded again if anyone asks. A run's
-// last step stays whole, so a long run holds a stub per step instead of
-// every call, argument and result it ever made, and a host that has run
-// many holds only the ones still going.
+// checkpoint when someone asks for them — as after a restart — and a run
+// that ended, or waits for a person's answer, leaves memory altogether, to
+// be loaded again if anyone asks. A run's last step stays whole, so a long
+// run holds a stub per step instead of every call, argument and result it
+// ever made, and a host that has run many, or has many waiting, holds only
+// the ones still going: a waiting run costs its index entries.
 func (p *Projector) letGo(b *batch) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for ref := range b.blobs {
+		p.bl.stored[ref] = true
+	}
+	for id := range b.tickets {
+		if !p.idxDirty.tickets[id] {
+			delete(p.idx.tickets, id) // in the checkpoint now
+		}
+	}
 	for id, r := range p.runs {
-		if _, dirty := p.dirty[id]; r.Status == StatusEnded && !dirty {
+		if _, dirty := p.dirty[id]; (r.Status == StatusEnded || r.Status == StatusAwaiting) && !dirty {
 			delete(p.runs, id)
 			delete(p.lazy, id)
 		}
@@ -78,10 +87,10 @@ func (p *Projector) takeBatch() (*batch, error) {
 	if p.pending == 0 && len(p.dirty) == 0 && !p.idxDirty.any() {
 		return nil, nil
 	}
-	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}}
+	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}, blobs: map[string][]byte{}}
 	for id, steps := range p.dirty {
 		r := p.runs[id]
-		h, err := encodeHeader(r)
+		h, err := p.bl.encodeHeader(r, b.blobs)
 		if err != nil {
 			return nil, err
 		}

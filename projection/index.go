@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/stepgate/stepgate/events"
+	bolt "go.etcd.io/bbolt"
 )
 
 // indexes are the projections that span runs: which run holds a ticket,
@@ -12,18 +13,25 @@ import (
 // recovery looks at), and the saved approvals of every project. They are
 // small, so they live in memory whole and load at Open.
 type indexes struct {
-	tickets  map[string]string // every ticket → its run
-	pending  map[string]string // unresolved ticket → its run
-	open     map[string]bool   // runs with a step that is not final
+	// tickets maps the tickets issued since the last checkpoint to their
+	// runs; earlier ones are read from the checkpoint when asked for.
+	tickets map[string]string
+	pending pendingIndex // unresolved tickets, in order
+	// open is the runs with a step that is not final, unless all that step
+	// waits for is a person's answer (recovery has nothing to do there).
+	open     map[string]bool
 	grants   Grants
 	outputs  map[string]events.OutputFileStored // output files kept, by path
 	registry Registry                           // the location layer
 	// quarantine is every message the folds skipped (the latest listed).
 	quarantine Quarantine
+	// migrated is the pending tickets loaded from an older checkpoint form,
+	// to write again in the new one.
+	migrated []string
 }
 
 func newIndexes() indexes {
-	return indexes{tickets: map[string]string{}, pending: map[string]string{}, open: map[string]bool{},
+	return indexes{tickets: map[string]string{}, pending: newPendingIndex(), open: map[string]bool{},
 		grants: Grants{}, outputs: map[string]events.OutputFileStored{}, registry: Registry{}}
 }
 
@@ -32,13 +40,16 @@ type indexDirt struct {
 	tickets map[string]bool // ticket ids to write
 	grants  map[string]bool // grant ids to write
 	scopes  map[string]bool // registry scopes to write
-	sets    bool            // pending, open and outputs are rewritten whole
+	pending map[string]bool // pending ticket ids to write (or delete)
+	open    map[string]bool // open runs to write (or delete)
+	sets    bool            // outputs are rewritten whole
 	// quarantine says the quarantine changed (it is rewritten whole).
 	quarantine bool
 }
 
 func (d indexDirt) any() bool {
-	return d.sets || d.quarantine || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0
+	return d.sets || d.quarantine || len(d.tickets) > 0 || len(d.grants) > 0 || len(d.scopes) > 0 ||
+		len(d.pending) > 0 || len(d.open) > 0
 }
 
 // add marks what o marks too.
@@ -46,12 +57,15 @@ func (d *indexDirt) add(o indexDirt) {
 	maps.Copy(d.tickets, o.tickets)
 	maps.Copy(d.grants, o.grants)
 	maps.Copy(d.scopes, o.scopes)
+	maps.Copy(d.pending, o.pending)
+	maps.Copy(d.open, o.open)
 	d.sets = d.sets || o.sets
 	d.quarantine = d.quarantine || o.quarantine
 }
 
 func newIndexDirt() indexDirt {
-	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}, scopes: map[string]bool{}}
+	return indexDirt{tickets: map[string]bool{}, grants: map[string]bool{}, scopes: map[string]bool{},
+		pending: map[string]bool{}, open: map[string]bool{}}
 }
 
 var (
@@ -67,11 +81,12 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 	for _, e := range c.Events {
 		switch e := e.(type) {
 		case events.TicketIssued:
-			p.idx.tickets[e.ID], p.idx.pending[e.ID] = r.ID, r.ID
-			p.idxDirty.tickets[e.ID], p.idxDirty.sets = true, true
+			p.idx.tickets[e.ID] = r.ID
+			p.idx.pending.add(pendingTicket(r.ID, c.Step, e))
+			p.idxDirty.tickets[e.ID], p.idxDirty.pending[e.ID] = true, true
 		case events.TicketResolved:
-			delete(p.idx.pending, e.Ticket)
-			p.idxDirty.sets = true
+			p.idx.pending.remove(e.Ticket)
+			p.idxDirty.pending[e.Ticket] = true
 		case events.ApprovalSaved, events.GrantRevoked:
 			if id := p.idx.grants.Apply(e); id != "" {
 				p.idxDirty.grants[id] = true
@@ -82,17 +97,39 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 			p.idxDirty.sets = true
 		}
 	}
-	last := r.Step(len(r.Steps))
-	// Apply has just set the status: awaiting is "not ended, a ticket pending".
-	open := r.Status == StatusAwaiting || (r.Status != StatusEnded && last != nil && !last.Final)
-	if open != p.idx.open[r.ID] {
+	if open := r.needsRecovery(); open != p.idx.open[r.ID] {
 		if open {
 			p.idx.open[r.ID] = true
 		} else {
 			delete(p.idx.open, r.ID)
 		}
-		p.idxDirty.sets = true
+		p.idxDirty.open[r.ID] = true
 	}
+}
+
+// needsRecovery reports whether a crash could have left something of the
+// run's last step for a host to settle: the step is not final and not all
+// it waits for is a person's answer. A step whose every open call has a
+// pending ticket has nothing in doubt (no such call was cleared to run), so
+// a hundred thousand runs waiting on tickets cost recovery nothing.
+func (r *Run) needsRecovery() bool {
+	last := r.Step(len(r.Steps))
+	if r.Status == StatusEnded || last == nil || last.Final {
+		return false
+	}
+	if r.Status != StatusAwaiting {
+		return true
+	}
+	for i := range last.Calls {
+		c := &last.Calls[i]
+		if c.Terminal() {
+			continue
+		}
+		if t := r.Ticket(c.Ticket); c.Ticket == "" || t == nil || !t.Pending() {
+			return true
+		}
+	}
+	return false
 }
 
 // indexOutside folds the events of a commit outside any run: grants,
@@ -141,21 +178,43 @@ func (p *Projector) Outputs() map[string]events.OutputFileStored {
 	return maps.Clone(p.idx.outputs)
 }
 
-// TicketRun returns the run a ticket belongs to ("" when no run issued it).
+// TicketRun returns the run a ticket belongs to ("" when no run issued it,
+// or the checkpoint cannot be read).
 func (p *Projector) TicketRun(ticket string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.idx.tickets[ticket]
+	if run, ok := p.idx.tickets[ticket]; ok {
+		return run
+	}
+	if t, ok := p.idx.pending.byID[ticket]; ok {
+		return t.Run
+	}
+	run := ""
+	if err := p.db.View(func(tx *bolt.Tx) error {
+		run = string(tx.Bucket(bucketTickets).Get([]byte(ticket)))
+		return nil
+	}); err != nil {
+		p.log.Warn("reading a ticket's run from the checkpoint", "ticket", ticket, "err", err)
+	}
+	return run
 }
 
 // Pending returns the unresolved tickets, each with its run, by ticket id.
+// It copies the whole index: use PendingPage, PendingStats, PendingRuns or
+// EachPending where the number of tickets may be large.
 func (p *Projector) Pending() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return maps.Clone(p.idx.pending)
+	out := make(map[string]string, len(p.idx.pending.byID))
+	for id, t := range p.idx.pending.byID {
+		out[id] = t.Run
+	}
+	return out
 }
 
-// OpenRuns returns the runs that have a step left open, sorted.
+// OpenRuns returns the runs that have a step left open, sorted: those a
+// recovery looks at. A run whose open step waits only for answers to its
+// tickets is not among them (nothing of it is in doubt).
 func (p *Projector) OpenRuns() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

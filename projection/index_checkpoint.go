@@ -32,8 +32,19 @@ func (p *Projector) takeIndexes(b *batch) error {
 		}
 		b.grants[id] = v
 	}
+	b.pending = map[string][]byte{}
+	for id := range p.idxDirty.pending {
+		var v []byte // nil: resolved, deleted
+		if t, ok := p.idx.pending.byID[id]; ok {
+			v = encodePending(t)
+		}
+		b.pending[id] = v
+	}
+	b.open = map[string]bool{}
+	for run := range p.idxDirty.open {
+		b.open[run] = p.idx.open[run]
+	}
 	if p.idxDirty.sets {
-		b.pending, b.open = maps.Clone(p.idx.pending), maps.Clone(p.idx.open)
 		b.outputs = map[string][]byte{}
 		for path, o := range p.idx.outputs {
 			v, err := json.Marshal(o)
@@ -56,6 +67,8 @@ func (p *Projector) takeIndexes(b *batch) error {
 
 // writeIndexes writes the index part of a batch in tx.
 func writeIndexes(tx *bolt.Tx, b *batch) error {
+	// Ticket ids are ULIDs: they mostly grow, so pages can be packed full.
+	tx.Bucket(bucketTickets).FillPercent, tx.Bucket(bucketPending).FillPercent = 0.9, 0.9
 	if err := writeRegistry(tx, b.scopes); err != nil {
 		return err
 	}
@@ -74,26 +87,28 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 			return err
 		}
 	}
-	if b.pending == nil {
+	if err := writeSet(tx.Bucket(bucketPending), b.pending); err != nil {
+		return err
+	}
+	open := make(map[string][]byte, len(b.open))
+	for run, in := range b.open {
+		if in {
+			open[run] = []byte{}
+		} else {
+			open[run] = nil
+		}
+	}
+	if err := writeSet(tx.Bucket(bucketOpen), open); err != nil {
+		return err
+	}
+	if b.outputs == nil {
 		return nil
 	}
-	for _, name := range [][]byte{bucketPending, bucketOpen, bucketOutputs} {
-		if err := tx.DeleteBucket(name); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(name); err != nil {
-			return err
-		}
+	if err := tx.DeleteBucket(bucketOutputs); err != nil {
+		return err
 	}
-	for id, run := range b.pending {
-		if err := tx.Bucket(bucketPending).Put([]byte(id), []byte(run)); err != nil {
-			return err
-		}
-	}
-	for run := range b.open {
-		if err := tx.Bucket(bucketOpen).Put([]byte(run), nil); err != nil {
-			return err
-		}
+	if _, err := tx.CreateBucket(bucketOutputs); err != nil {
+		return err
 	}
 	for path, v := range b.outputs {
 		if err := tx.Bucket(bucketOutputs).Put([]byte(path), v); err != nil {
@@ -103,13 +118,29 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 	return nil
 }
 
+// writeSet puts every key of kv with a value, and deletes every key whose
+// value is nil, in key order.
+func writeSet(b *bolt.Bucket, kv map[string][]byte) error {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		var err error
+		if v := kv[k]; v == nil {
+			err = b.Delete([]byte(k))
+		} else {
+			err = b.Put([]byte(k), v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // loadIndexes reads the indexes at Open.
 func loadIndexes(tx *bolt.Tx, idx *indexes) error {
 	load := func(name []byte, fn func(k, v []byte) error) error { return tx.Bucket(name).ForEach(fn) }
-	err := load(bucketTickets, func(k, v []byte) error { idx.tickets[string(k)] = string(v); return nil })
-	if err == nil {
-		err = load(bucketPending, func(k, v []byte) error { idx.pending[string(k)] = string(v); return nil })
-	}
+	// The tickets bucket (every ticket ever issued) is not loaded: TicketRun
+	// reads it when asked.
+	err := load(bucketPending, func(k, v []byte) error { return loadPending(tx, idx, string(k), v) })
 	if err == nil {
 		err = load(bucketOpen, func(k, _ []byte) error { idx.open[string(k)] = true; return nil })
 	}

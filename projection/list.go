@@ -34,7 +34,7 @@ func (p *Projector) Runs() ([]Summary, error) {
 			if seen[string(k)] {
 				return nil
 			}
-			r, _, err := loadRun(tx, string(k))
+			r, _, err := loadRun(tx, &p.bl, string(k))
 			if err != nil {
 				return err
 			}

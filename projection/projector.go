@@ -44,6 +44,7 @@ type Projector struct {
 	replayed int                     // commits applied by Follow since Open
 	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
 	idx      indexes                 // tickets, open runs, grants
+	bl       blobs                   // header parts runs share
 	idxDirty indexDirt               // what of idx the next checkpoint writes
 	regVer   atomic.Uint64           // bumped at every registry change
 	grantVer atomic.Uint64           // bumped at every grant change
@@ -76,7 +77,7 @@ func Open(path string, opts Options) (*Projector, error) {
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
 		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, nudge: make(chan struct{}, 1),
-		idx: newIndexes(), idxDirty: newIndexDirt()}
+		idx: newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
 	err = initBuckets(db)
 	if err == nil {
 		err = db.View(func(tx *bolt.Tx) error {
@@ -84,6 +85,10 @@ func Open(path string, opts Options) (*Projector, error) {
 			return loadIndexes(tx, &p.idx)
 		})
 	}
+	for _, id := range p.idx.migrated {
+		p.idxDirty.pending[id] = true
+	}
+	p.idx.migrated = nil
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
@@ -155,7 +160,7 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	)
 	err := p.db.View(func(tx *bolt.Tx) error {
 		var err error
-		r, lazy, err = loadRun(tx, id)
+		r, lazy, err = loadRun(tx, &p.bl, id)
 		return err
 	})
 	if err != nil {
@@ -199,45 +204,6 @@ func (p *Projector) decodeLocked(r *Run, ns ...int) error {
 		delete(p.lazy, r.ID)
 	}
 	return err
-}
-
-// View calls fn with the run while holding the projector's lock, so fn sees
-// a consistent run; fn must not keep r, block, or call the projector (its
-// lock is held). It reports whether the run exists. A run loaded from the
-// checkpoint has its last step whole and earlier ones as stubs {N, Final:
-// true}: use ViewStep or ViewWhole to read an earlier step's calls.
-func (p *Projector) View(id string, fn func(r *Run)) (bool, error) {
-	return p.view(id, false, 0, fn)
-}
-
-// ViewStep is View with step n of the run whole.
-func (p *Projector) ViewStep(id string, n int, fn func(r *Run)) (bool, error) {
-	return p.view(id, false, n, fn)
-}
-
-// ViewWhole is View with every step of the run whole.
-func (p *Projector) ViewWhole(id string, fn func(r *Run)) (bool, error) {
-	return p.view(id, true, 0, fn)
-}
-
-// view is View with every step whole first, or step n.
-func (p *Projector) view(id string, whole bool, n int, fn func(r *Run)) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, err := p.runLocked(id)
-	if err != nil || r == nil {
-		return false, err
-	}
-	if whole {
-		err = p.decodeLocked(r, p.lazy[id].list()...)
-	} else {
-		err = p.decodeLocked(r, n)
-	}
-	if err != nil {
-		return false, err
-	}
-	fn(r)
-	return true, nil
 }
 
 // WaitFor blocks until the projector has applied stream sequence seq, the

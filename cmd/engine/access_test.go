@@ -130,7 +130,7 @@ func pending(t *testing.T, ctx context.Context, approver *role, run, ticket stri
 	if err != nil {
 		t.Fatalf("approver tickets: %v", err)
 	}
-	for _, tv := range ts {
+	for _, tv := range ts.Tickets {
 		if tv.ID == ticket {
 			return tv.Resolution == nil
 		}

@@ -96,11 +96,11 @@ func (c *client) Show(ctx context.Context, req commands.ShowRequest) (*projectio
 // tell its own earlier copy's resolution from someone else's (replyEcho).
 func (c *client) Reply(ctx context.Context, req commands.ReplyRequest) (*commands.ReplyResult, error) {
 	if req.Run == "" {
-		pending, err := c.Tickets(ctx, commands.TicketsRequest{})
+		pending, err := c.Tickets(ctx, commands.TicketsRequest{Ticket: req.Ticket})
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range pending {
+		for _, t := range pending.Tickets {
 			if t.ID == req.Ticket {
 				req.Run = t.Run
 			}
@@ -114,12 +114,8 @@ func (c *client) Reply(ctx context.Context, req commands.ReplyRequest) (*command
 }
 
 // Tickets implements commands.Confirmations.
-func (c *client) Tickets(ctx context.Context, req commands.TicketsRequest) ([]commands.TicketView, error) {
-	out, err := callAs[[]commands.TicketView](ctx, c, epTickets, req)
-	if err != nil {
-		return nil, err
-	}
-	return *out, nil
+func (c *client) Tickets(ctx context.Context, req commands.TicketsRequest) (*commands.TicketPage, error) {
+	return callAs[commands.TicketPage](ctx, c, epTickets, req)
 }
 
 // AwaitStep implements commands.Confirmations.

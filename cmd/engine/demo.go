@@ -155,10 +155,11 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 	p := newPrinter(stdout, false)
 	say("   (process %d) projection loaded from its checkpoint (stream sequence %d); %d commits replayed after it",
 		os.Getpid(), e.host.Proj.Seq(), e.host.Proj.Replayed())
-	tickets, err := e.host.Tickets(ctx, commands.TicketsRequest{Run: *run})
+	page, err := e.host.Tickets(ctx, commands.TicketsRequest{Run: *run})
 	if err != nil {
 		return err
 	}
+	tickets := page.Tickets
 	// The edit is approved first: a rejection with feedback also settles the
 	// step's other pending calls as not run.
 	slices.SortStableFunc(tickets, func(a, b commands.TicketView) int {

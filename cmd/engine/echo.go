@@ -33,12 +33,12 @@ func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOu
 		if s.Final || !waitsForHumans(r, s) {
 			return false, nil // a later copy gets the recorded outcome
 		}
-		pending, err := c.Tickets(ctx, commands.TicketsRequest{Run: req.Run})
+		pending, err := c.Tickets(ctx, commands.TicketsRequest{Run: req.Run, Limit: commands.MaxTicketsLimit})
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
 		*out = commands.StepOutcome{Run: req.Run, Step: req.Step, Results: []commands.CallResult{}}
-		for _, t := range pending {
+		for _, t := range pending.Tickets {
 			if t.Step == req.Step {
 				out.Tickets = append(out.Tickets, t)
 			}

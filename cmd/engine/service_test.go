@@ -180,7 +180,7 @@ func TestAwaitTimesOutWithAStableCode(t *testing.T) {
 		}
 	}
 	tickets, err := s.client.Tickets(ctx, commands.TicketsRequest{Run: run})
-	if err != nil || len(tickets) != 1 {
+	if err != nil || len(tickets.Tickets) != 1 {
 		t.Fatalf("tickets after the timeouts: %v, %v; want the one ticket still pending", tickets, err)
 	}
 }

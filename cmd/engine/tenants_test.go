@@ -56,7 +56,7 @@ func TestAccessTenantsApart(t *testing.T) {
 		t.Fatalf("team b's agent shows team a's run: %v, want run_not_found", err)
 	}
 	ts, err := approverB.client.Tickets(ctx, commands.TicketsRequest{})
-	if err != nil || len(ts) != 0 {
+	if err != nil || len(ts.Tickets) != 0 {
 		t.Fatalf("team b's approver lists %+v (%v), want none", ts, err)
 	}
 	if _, err := approverB.client.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Run: run, Reply: "once", Principal: "approver-b"}); !errors.Is(err, commands.ErrTicketNotFound) {

@@ -11,43 +11,75 @@ import (
 	"github.com/stepgate/stepgate/events"
 )
 
-// runTickets is `engine tickets`: the pending confirmations.
+// runTickets is `engine tickets`: a page of the pending confirmations,
+// oldest first, and the command that shows the next page.
 func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tickets", stderr)
 	var cf connFlags
 	cf.registerClient(fs)
-	run := fs.String("run", "", "only this run's tickets")
+	var req commands.TicketsRequest
+	fs.StringVar(&req.Run, "run", "", "only this run's tickets")
+	fs.StringVar(&req.Project, "project", "", "only this project's tickets")
+	fs.StringVar(&req.Tool, "tool", "", "only the tickets of this tool")
+	fs.StringVar(&req.OlderThan, "older-than", "", "only tickets issued longer ago than this duration (e.g. 1h)")
+	fs.IntVar(&req.Limit, "limit", commands.DefaultTicketsLimit, fmt.Sprintf("tickets per page (at most %d)", commands.MaxTicketsLimit))
+	fs.StringVar(&req.Cursor, "cursor", "", "the page after the one that printed this cursor")
+	all := fs.Bool("all", false, "every page")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if req.Limit < 1 || req.Limit > commands.MaxTicketsLimit {
+		return usageError{fmt.Sprintf("engine tickets: --limit %d: want 1 to %d", req.Limit, commands.MaxTicketsLimit)}
+	}
 	return cf.with(ctx, stderr, func(api engineAPI) error {
-		ts, err := api.Tickets(ctx, commands.TicketsRequest{Run: *run})
-		if err != nil {
-			return err
+		out := &commands.TicketPage{Tickets: []commands.TicketView{}}
+		for {
+			page, err := api.Tickets(ctx, req)
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				printTickets(stdout, page.Tickets)
+			} else {
+				out.Tickets = append(out.Tickets, page.Tickets...)
+			}
+			out.Next = page.Next
+			if !*all || page.Next == "" {
+				break
+			}
+			// The cursor carries the query: send it alone.
+			req = commands.TicketsRequest{Limit: req.Limit, Cursor: page.Next}
 		}
 		if *asJSON {
-			return json.NewEncoder(stdout).Encode(ts)
+			return json.NewEncoder(stdout).Encode(out)
 		}
-		for _, t := range ts {
-			deadline := ""
-			if t.Deadline != nil {
-				deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
-			}
-			fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
-			if t.Reason != "" {
-				fmt.Fprintf(stdout, "    %s\n", t.Reason)
-			}
-			for _, r := range t.Requests {
-				always := ""
-				if r.Ask && len(r.Save) == 0 {
-					always = "  (always asks; \"always\" saves nothing)"
-				}
-				fmt.Fprintf(stdout, "    %s %v%s\n", r.Action, r.Resources, always)
-			}
+		if out.Next != "" {
+			fmt.Fprintf(stdout, "more: engine tickets --cursor %s\n", out.Next)
 		}
 		return nil
 	})
+}
+
+// printTickets prints tickets one per line, with their reason and requests.
+func printTickets(stdout io.Writer, ts []commands.TicketView) {
+	for _, t := range ts {
+		deadline := ""
+		if t.Deadline != nil {
+			deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
+		}
+		fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
+		if t.Reason != "" {
+			fmt.Fprintf(stdout, "    %s\n", t.Reason)
+		}
+		for _, r := range t.Requests {
+			always := ""
+			if r.Ask && len(r.Save) == 0 {
+				always = "  (always asks; \"always\" saves nothing)"
+			}
+			fmt.Fprintf(stdout, "    %s %v%s\n", r.Action, r.Resources, always)
+		}
+	}
 }
 
 // runApprove is `engine approve TICKET [--always] [--as WHO]`.
