@@ -115,7 +115,7 @@ func rawRates(ctx context.Context, o Options, syncN, asyncN int) (syncW, asyncW 
 		}
 	}
 	if asyncN > 0 {
-		asyncW, err = rawAsync(ctx, e, asyncN, last)
+		asyncW, err = rawAsync(ctx, e.nc, asyncN, last)
 	}
 	return syncW, asyncW, err
 }
@@ -123,12 +123,12 @@ func rawRates(ctx context.Context, o Options, syncN, asyncN int) (syncW, asyncW 
 // rawAsync publishes n commits of a new run with up to 256 in flight, on a
 // stream whose last sequence is last: nothing else writes to it, so every
 // expectation is known in advance.
-func rawAsync(ctx context.Context, e *env, n int, last uint64) (window, error) {
+func rawAsync(ctx context.Context, nc *nats.Conn, n int, last uint64) (window, error) {
 	msgs, err := rawMessages(n)
 	if err != nil {
 		return window{}, err
 	}
-	ajs, err := jetstream.New(e.nc, jetstream.WithPublishAsyncMaxPending(256))
+	ajs, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
 	if err != nil {
 		return window{}, err
 	}
@@ -168,8 +168,13 @@ func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (window, er
 		return window{}, err
 	}
 	defer e.close()
+	return rawPipelines(ctx, e.pub, runs, perRun)
+}
+
+// rawPipelines is rawConcurrent on an open stream.
+func rawPipelines(ctx context.Context, pub *step.Publisher, runs, perRun int) (window, error) {
 	publish := func(msgs []*nats.Msg) error {
-		_, err := publishChain(ctx, e.pub, msgs, 0)
+		_, err := publishChain(ctx, pub, msgs, 0)
 		return err
 	}
 	warm, err := rawMessages(warmup)
