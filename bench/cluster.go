@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -143,16 +142,6 @@ func (c *cluster) connect(i int) (*nats.Conn, jetstream.JetStream, error) {
 		return nil, nil, err
 	}
 	return nc, js, nil
-}
-
-// deleteStream removes the log's stream, if there is one, so that the next
-// round starts from an empty one.
-func deleteStream(ctx context.Context, js jetstream.JetStream) error {
-	err := js.DeleteStream(ctx, step.DefaultStream)
-	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return fmt.Errorf("bench cluster: delete stream: %w", err)
-	}
-	return nil
 }
 
 // close shuts every node down and removes their stores.

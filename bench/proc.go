@@ -27,10 +27,16 @@ import (
 
 // procReport is what a bench process prints.
 type procReport struct {
-	Run          string `json:"run,omitempty"`
-	Ticket       string `json:"ticket,omitempty"`
-	ResultAt     int64  `json:"result_at,omitempty"` // unix ns when B had the approved call's result
-	Reexecutions int    `json:"reexecutions"`
+	Run      string `json:"run,omitempty"`
+	Ticket   string `json:"ticket,omitempty"`
+	ResultAt int64  `json:"result_at,omitempty"` // unix ns when B had the approved call's result
+	// When B's body began, was connected (its embedded server started,
+	// on one node) and had its host started (checkpoint, catch-up), in
+	// unix ns.
+	BeganAt      int64 `json:"began_at,omitempty"`
+	ConnectedAt  int64 `json:"connected_at,omitempty"`
+	HostAt       int64 `json:"host_at,omitempty"`
+	Reexecutions int   `json:"reexecutions"`
 }
 
 func proc(ctx context.Context, self, role string, args ...string) (*procReport, error) {
@@ -66,6 +72,7 @@ func Proc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	began := time.Now().UnixNano()
 	var executions atomic.Int64
 	reg, err := procRegistry(&executions)
 	if err != nil {
@@ -76,6 +83,7 @@ func Proc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stop()
+	connected := time.Now().UnixNano()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
@@ -86,7 +94,7 @@ func Proc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer h.Close()
-	var rep procReport
+	rep := procReport{BeganAt: began, ConnectedAt: connected, HostAt: time.Now().UnixNano()}
 	switch role {
 	case "a":
 		rep, err = procA(ctx, h, *dir, *steps, *prior, *others)

@@ -49,19 +49,29 @@ func runResume(ctx context.Context, o Options) (Result, error) {
 	}
 	sz := o.resumeSizes()
 	var ms []float64
+	var phases [4][]float64
 	reexec := 0
 	for range sz.rounds {
-		d, n, err := resumeRound(ctx, o, self, sz, c)
+		d, ph, n, err := resumeRound(ctx, o, self, sz, c)
 		if err != nil {
 			return nil, err
 		}
 		ms, reexec = append(ms, d), reexec+n
+		for i := range phases {
+			phases[i] = append(phases[i], ph[i])
+		}
 	}
 	r := newResult(o)
 	r["resume_ms"] = median(ms)
 	r["resume_ms_runs"] = ms
 	r["reexecutions"] = reexec
 	r["prior_steps"], r["other_commits"] = sz.prior+sz.steps, sz.others
+	// Where B's time went (medians): from its start to its body running
+	// (the process's exec and the Go runtime's start), to a connection
+	// (an embedded server started, or a node reached), to its host
+	// started, to the approved call's result.
+	r["b_exec_ms"], r["b_connect_ms"], r["b_host_ms"], r["b_reply_ms"] =
+		median(phases[0]), median(phases[1]), median(phases[2]), median(phases[3])
 	if c != nil {
 		r["nodes"], r["replicas"] = clusterNodes, clusterReplicas
 	}
@@ -69,12 +79,14 @@ func runResume(ctx context.Context, o Options) (Result, error) {
 }
 
 // resumeRound runs processes A and B once and returns the ms from B's start
-// to the approved call's result and B's re-executions. On a cluster the
-// stream is deleted after.
-func resumeRound(ctx context.Context, o Options, self string, sz resumeSizes, c *cluster) (float64, int, error) {
+// to the approved call's result, that time's phases (see runResume) and B's
+// re-executions. On a cluster the rounds share the stream (each round's A
+// and B are new hosts, with new state directories).
+func resumeRound(ctx context.Context, o Options, self string, sz resumeSizes, c *cluster) (float64, [4]float64, int, error) {
+	var ph [4]float64
 	dir, err := os.MkdirTemp(o.Dir, "stepgate-bench-*")
 	if err != nil {
-		return 0, 0, err
+		return 0, ph, 0, err
 	}
 	defer os.RemoveAll(dir)
 	common := []string{"--sync", o.sync()}
@@ -84,22 +96,21 @@ func resumeRound(ctx context.Context, o Options, self string, sz resumeSizes, c 
 		dirA, dirB = filepath.Join(dir, "a"), filepath.Join(dir, "b")
 		natsA = []string{"--nats", c.urls[0], "--replicas", fmt.Sprint(clusterReplicas)}
 		natsB = []string{"--nats", c.urls[1], "--replicas", fmt.Sprint(clusterReplicas)}
-		defer func() {
-			if nc, js, err := c.connect(0); err == nil {
-				_ = deleteStream(context.WithoutCancel(ctx), js)
-				nc.Close()
-			}
-		}()
 	}
 	a, err := proc(ctx, self, "a", slices.Concat(common, natsA, []string{"--dir", dirA, "--steps", fmt.Sprint(sz.steps),
 		"--prior", fmt.Sprint(sz.prior), "--others", fmt.Sprint(sz.others)})...)
 	if err != nil {
-		return 0, 0, err
+		return 0, ph, 0, err
 	}
 	start := time.Now()
 	b, err := proc(ctx, self, "b", slices.Concat(common, natsB, []string{"--dir", dirB, "--ticket", a.Ticket})...)
 	if err != nil {
-		return 0, 0, err
+		return 0, ph, 0, err
 	}
-	return round(float64(time.Unix(0, b.ResultAt).Sub(start)) / float64(time.Millisecond)), b.Reexecutions, nil
+	since := func(from time.Time, ns int64) float64 {
+		return round(float64(time.Unix(0, ns).Sub(from)) / float64(time.Millisecond))
+	}
+	ph = [4]float64{since(start, b.BeganAt), since(time.Unix(0, b.BeganAt), b.ConnectedAt),
+		since(time.Unix(0, b.ConnectedAt), b.HostAt), since(time.Unix(0, b.HostAt), b.ResultAt)}
+	return since(start, b.ResultAt), ph, b.Reexecutions, nil
 }
