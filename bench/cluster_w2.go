@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/step"
 )
@@ -18,13 +19,17 @@ const clusterReplicas = 3
 
 // runC2 is w2 against a three-node cluster with an R3 stream: rounds
 // alternate the raw R3 baselines (asynchronous, and one synchronous
-// publisher per run) and the engine, each engine round a fresh host. Every
+// publisher per run) and the engine, each round with new runs. Every
 // client connects to the first node; the streams' leaders are wherever the
-// cluster puts them. The streams live as long as the cluster: deleting and
-// making R3 streams round after round made the cluster slower with every
-// round (a third in eight rounds) and now and then refused a new stream
-// (no suitable peers, peer offline) or its first expectation.
-func runC2(ctx context.Context, o Options) (Result, error) {
+// cluster puts them.
+//
+// The streams and the engine host live as long as the cluster. Deleting
+// and making R3 streams round after round made the cluster slower with
+// every round (a third in eight rounds) and now and then refused a new
+// stream (no suitable peers, peer offline) or its first expectation; and a
+// fresh host on the grown stream first replays every round before it, and
+// checkpoints all of it, in the window.
+func runC2(ctx context.Context, o Options) (res Result, err error) {
 	sz := o.sizes()
 	c, err := startCluster(ctx, o)
 	if err != nil {
@@ -36,6 +41,11 @@ func runC2(ctx context.Context, o Options) (Result, error) {
 		return nil, err
 	}
 	defer raw.nc.Close()
+	h, stop, err := clusterHost(ctx, o, c)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, stop()) }()
 	total := sz.w2Runs * sz.w2Steps
 	var asyncs, pipes, steps []window
 	for range sz.clusterRounds {
@@ -43,7 +53,7 @@ func runC2(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		w, err := c2Round(ctx, o, c, sz.w2Runs, sz.w2Steps)
+		w, err := w2Drive(ctx, h, sz.w2Runs, sz.w2Steps)
 		if err != nil {
 			return nil, err
 		}
@@ -154,27 +164,26 @@ func (r *rawR3) rates(ctx context.Context, asyncN, runs, perRun int) (async, pip
 	return async, pipe, err
 }
 
-// c2Round measures w2 on a fresh engine host (fresh state directory, so
-// it first catches up with the rounds before) connected to the cluster's
-// first node.
-func c2Round(ctx context.Context, o Options, c *cluster, runs, n int) (w window, err error) {
+// clusterHost starts an engine host connected to the cluster's first
+// node, on a fresh state directory, and warms it up; stop closes it.
+func clusterHost(ctx context.Context, o Options, c *cluster) (h *commands.Host, stop func() error, err error) {
 	nc, js, err := c.connect(0)
 	if err != nil {
-		return window{}, err
+		return nil, nil, err
 	}
-	defer nc.Close()
 	state, err := os.MkdirTemp(o.Dir, "stepgate-bench-*")
 	if err != nil {
-		return window{}, err
+		nc.Close()
+		return nil, nil, err
 	}
-	defer os.RemoveAll(state)
-	h, err := startBenchHost(ctx, js, filepath.Join(state, "state"), clusterReplicas)
-	if err != nil {
-		return window{}, err
+	cleanup := func() { nc.Close(); os.RemoveAll(state) }
+	if h, err = startBenchHost(ctx, js, filepath.Join(state, "state"), clusterReplicas); err != nil {
+		cleanup()
+		return nil, nil, err
 	}
-	defer func() { err = errors.Join(err, h.Close()) }()
+	stop = func() error { err := h.Close(); cleanup(); return err }
 	if err := warmUp(ctx, h, "echo"); err != nil {
-		return window{}, err
+		return nil, nil, errors.Join(err, stop())
 	}
-	return w2Drive(ctx, h, runs, n)
+	return h, stop, nil
 }
