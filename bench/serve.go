@@ -116,11 +116,15 @@ func call(ctx context.Context, nc *nats.Conn, ep string, req, resp any) error {
 	return nil
 }
 
+// servingPatience bounds a host's start in w6: a restart with many runs
+// waiting took minutes before it was made cheap.
+const servingPatience = 10 * time.Minute
+
 // waitServing connects to url and sends probe until the service answers it
 // (the host has started: checkpoint loaded, log caught up), polling every
-// millisecond, for at most a minute.
+// millisecond, for at most servingPatience.
 func waitServing(ctx context.Context, p *serveProc, url string, probe func(*nats.Conn) error) (*nats.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, servingPatience)
 	defer cancel()
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()

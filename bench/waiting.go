@@ -72,6 +72,7 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	progress(o, "w6: making %d waiting runs", sz.runs)
 	start := time.Now()
 	tickets, err := makeWaiting(ctx, nc, ws, sz)
 	nc.Close()
@@ -79,6 +80,7 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 		return nil, errors.Join(err, p.exited())
 	}
 	made := time.Since(start)
+	progress(o, "w6: %d runs waiting after %s; SIGKILL and restart", sz.runs, made.Round(time.Millisecond))
 	r := newResult(o)
 	r["runs"] = sz.runs
 	r["runs_per_s"] = perSecond(sz.runs, made)
@@ -97,6 +99,7 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 	}
 	defer nc.Close()
 	r["ready_ms"] = ms(time.Since(restart))
+	progress(o, "w6: serving again after %s", time.Since(restart).Round(time.Millisecond))
 	if r["rss_restarted_mb"], err = p.rssMB(); err != nil {
 		return nil, err
 	}
@@ -212,4 +215,11 @@ func approveAll(ctx context.Context, nc *nats.Conn, tickets []string) (window, e
 		wg.Wait()
 		return errors.Join(errs...)
 	})
+}
+
+// progress tells the person waiting for a long workload where it is.
+func progress(o Options, format string, args ...any) {
+	if o.Stderr != nil {
+		fmt.Fprintf(o.Stderr, format+"\n", args...)
+	}
 }
