@@ -80,7 +80,6 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 		return nil, errors.Join(err, p.exited())
 	}
 	made := time.Since(start)
-	progress(o, "w6: %d runs waiting after %s; SIGKILL and restart", sz.runs, made.Round(time.Millisecond))
 	r := newResult(o)
 	r["runs"] = sz.runs
 	r["runs_per_s"] = perSecond(sz.runs, made)
@@ -90,12 +89,14 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 
 	p.kill()
 	r["checkpoint_mb"] = dirMB(filepath.Join(data, "state"))
+	progress(o, "w6: %d runs waiting after %s (%v runs/s), RSS %v MB, checkpoint %v MB; SIGKILL and restart",
+		sz.runs, made.Round(time.Millisecond), r["runs_per_s"], r["rss_mb"], r["checkpoint_mb"])
 	restart := time.Now()
 	if p, err = startServe(bin, data, listen); err != nil {
 		return nil, err
 	}
 	if nc, err = waitServing(ctx, p, url, probe); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("restart after SIGKILL: %w", err)
 	}
 	defer nc.Close()
 	r["ready_ms"] = ms(time.Since(restart))
