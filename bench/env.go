@@ -56,6 +56,12 @@ func (e *env) close() {
 
 // host starts an engine host with the echo tools.
 func (e *env) host(ctx context.Context) (*commands.Host, error) {
+	return startBenchHost(ctx, e.js, filepath.Join(e.dir, "state"), 1)
+}
+
+// startBenchHost starts an engine host with the built-in tools (echo among
+// them) on js, its checkpoints in stateDir, the stream with replicas.
+func startBenchHost(ctx context.Context, js jetstream.JetStream, stateDir string, replicas int) (*commands.Host, error) {
 	tools, err := builtin.Tools()
 	if err != nil {
 		return nil, err
@@ -64,8 +70,8 @@ func (e *env) host(ctx context.Context) (*commands.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return commands.StartHost(ctx, e.js, reg, commands.HostConfig{
-		StateDir: filepath.Join(e.dir, "state"), Engine: commands.Config{Host: "bench"},
+	return commands.StartHost(ctx, js, reg, commands.HostConfig{
+		StateDir: stateDir, Stream: step.StreamConfig{Replicas: replicas}, Engine: commands.Config{Host: "bench"},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -115,7 +116,7 @@ func rawRates(ctx context.Context, o Options, syncN, asyncN int) (syncW, asyncW 
 		}
 	}
 	if asyncN > 0 {
-		asyncW, err = rawAsync(ctx, e, asyncN, last)
+		asyncW, err = rawAsync(ctx, e.nc, asyncN, last)
 	}
 	return syncW, asyncW, err
 }
@@ -123,22 +124,37 @@ func rawRates(ctx context.Context, o Options, syncN, asyncN int) (syncW, asyncW 
 // rawAsync publishes n commits of a new run with up to 256 in flight, on a
 // stream whose last sequence is last: nothing else writes to it, so every
 // expectation is known in advance.
-func rawAsync(ctx context.Context, e *env, n int, last uint64) (window, error) {
+func rawAsync(ctx context.Context, nc *nats.Conn, n int, last uint64) (window, error) {
 	msgs, err := rawMessages(n)
 	if err != nil {
 		return window{}, err
 	}
-	ajs, err := jetstream.New(e.nc, jetstream.WithPublishAsyncMaxPending(256))
+	return rawAsyncMsgs(ctx, nc, msgs, func(i int) uint64 {
+		if i == 0 {
+			return 0
+		}
+		return last + uint64(i)
+	})
+}
+
+// rawAsyncMsgs publishes msgs with up to 256 in flight, message i
+// expecting expect(i) as its subject's last sequence, and fails when any
+// publish was refused.
+func rawAsyncMsgs(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg, expect func(i int) uint64) (window, error) {
+	var refused atomic.Int64
+	var first atomic.Value
+	ajs, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256),
+		jetstream.WithPublishAsyncErrHandler(func(_ jetstream.JetStream, _ *nats.Msg, err error) {
+			if refused.Add(1) == 1 {
+				first.Store(err)
+			}
+		}))
 	if err != nil {
 		return window{}, err
 	}
-	w, err := timed(n, func() error {
+	w, err := timed(len(msgs), func() error {
 		for i, m := range msgs {
-			expect := uint64(0)
-			if i > 0 {
-				expect = last + uint64(i)
-			}
-			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect, 10))
+			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect(i), 10))
 			if _, err := ajs.PublishMsgAsync(m); err != nil {
 				return fmt.Errorf("raw async publish: %w", err)
 			}
@@ -156,6 +172,9 @@ func rawAsync(ctx context.Context, e *env, n int, last uint64) (window, error) {
 	if got := ajs.PublishAsyncPending(); got != 0 {
 		return window{}, fmt.Errorf("raw async: %d publishes unacknowledged", got)
 	}
+	if n := refused.Load(); n > 0 {
+		return window{}, fmt.Errorf("raw async: %d of %d publishes refused, the first: %v", n, len(msgs), first.Load())
+	}
 	return w, nil
 }
 
@@ -168,15 +187,11 @@ func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (window, er
 		return window{}, err
 	}
 	defer e.close()
-	publish := func(msgs []*nats.Msg) error {
-		_, err := publishChain(ctx, e.pub, msgs, 0)
-		return err
-	}
 	warm, err := rawMessages(warmup)
 	if err != nil {
 		return window{}, err
 	}
-	if err := publish(warm); err != nil {
+	if _, err := publishChain(ctx, e.pub, warm, 0); err != nil {
 		return window{}, err
 	}
 	batches := make([][]*nats.Msg, runs)
@@ -185,7 +200,21 @@ func rawConcurrent(ctx context.Context, o Options, runs, perRun int) (window, er
 			return window{}, err
 		}
 	}
-	return timed(runs*perRun, func() error {
+	return rawPipelineMsgs(ctx, e.pub, batches)
+}
+
+// rawPipelineMsgs publishes each batch from its own synchronous publisher,
+// all at once, and returns their window.
+func rawPipelineMsgs(ctx context.Context, pub *step.Publisher, batches [][]*nats.Msg) (window, error) {
+	runs, n := len(batches), 0
+	for _, b := range batches {
+		n += len(b)
+	}
+	publish := func(msgs []*nats.Msg) error {
+		_, err := publishChain(ctx, pub, msgs, 0)
+		return err
+	}
+	return timed(n, func() error {
 		errs := make([]error, runs)
 		var wg sync.WaitGroup
 		for i, b := range batches {

@@ -1,31 +1,16 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/descriptor"
-	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
-	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/step"
 )
 
 // ProcVerb is the hidden verb under which the benchmark re-executes its own
-// binary for the separate processes of w3 and w4.
+// binary for the separate processes of w3, w4 and c3.
 const ProcVerb = "bench-proc"
 
 // resumeSizes are w3's and w4's: rounds, steps before the ask, prior steps
@@ -37,7 +22,7 @@ func (o Options) resumeSizes() resumeSizes {
 	if o.Quick {
 		sz.rounds, sz.prior, sz.others = 1, 1000, 10000
 	}
-	if o.Workload == "w3" {
+	if o.Workload == "w3" || o.Workload == "c3" {
 		sz.prior, sz.others = 0, 0
 	}
 	return sz
@@ -48,209 +33,84 @@ func (o Options) resumeSizes() resumeSizes {
 // finds the waiting run, approves the ticket, and the call runs. Reported:
 // the time from B's start to the approved call's result (median of the
 // rounds), and how many calls B ran besides the approved one (must be 0).
+// c3 is w3 on a three-node cluster with an R3 stream: A connects to the
+// first node, B (another host, with its own state directory) to the second.
 func runResume(ctx context.Context, o Options) (Result, error) {
-	self, err := os.Executable()
+	self, err := o.binary()
 	if err != nil {
 		return nil, err
 	}
+	var c *cluster
+	if o.Workload == "c3" {
+		if c, err = startCluster(ctx, o); err != nil {
+			return nil, err
+		}
+		defer c.close()
+	}
 	sz := o.resumeSizes()
 	var ms []float64
+	var phases [4][]float64
 	reexec := 0
 	for range sz.rounds {
-		dir, err := os.MkdirTemp(o.Dir, "stepgate-bench-*")
+		d, ph, n, err := resumeRound(ctx, o, self, sz, c)
 		if err != nil {
 			return nil, err
 		}
-		a, err := proc(ctx, self, "a", "--dir", dir, "--sync", o.sync(), "--steps", fmt.Sprint(sz.steps),
-			"--prior", fmt.Sprint(sz.prior), "--others", fmt.Sprint(sz.others))
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, err
+		ms, reexec = append(ms, d), reexec+n
+		for i := range phases {
+			phases[i] = append(phases[i], ph[i])
 		}
-		start := time.Now()
-		b, err := proc(ctx, self, "b", "--dir", dir, "--sync", o.sync(), "--ticket", a.Ticket)
-		os.RemoveAll(dir)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, round(float64(time.Unix(0, b.ResultAt).Sub(start))/float64(time.Millisecond)))
-		reexec += b.Reexecutions
 	}
 	r := newResult(o)
 	r["resume_ms"] = median(ms)
 	r["resume_ms_runs"] = ms
 	r["reexecutions"] = reexec
 	r["prior_steps"], r["other_commits"] = sz.prior+sz.steps, sz.others
+	// Where B's time went (medians): from its start to its body running
+	// (the process's exec and the Go runtime's start), to a connection
+	// (an embedded server started, or a node reached), to its host
+	// started, to the approved call's result.
+	r["b_exec_ms"], r["b_connect_ms"], r["b_host_ms"], r["b_reply_ms"] =
+		median(phases[0]), median(phases[1]), median(phases[2]), median(phases[3])
+	if c != nil {
+		r["nodes"], r["replicas"] = clusterNodes, clusterReplicas
+	}
 	return r, nil
 }
 
-// procReport is what a bench process prints.
-type procReport struct {
-	Run          string `json:"run,omitempty"`
-	Ticket       string `json:"ticket,omitempty"`
-	ResultAt     int64  `json:"result_at,omitempty"` // unix ns when B had the approved call's result
-	Reexecutions int    `json:"reexecutions"`
-}
-
-func proc(ctx context.Context, self, role string, args ...string) (*procReport, error) {
-	cmd := exec.CommandContext(ctx, self, append([]string{ProcVerb, role}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("bench process %s: %w\n%s", role, err, errb.String())
-	}
-	var rep procReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		return nil, fmt.Errorf("bench process %s printed %q: %w", role, out.String(), err)
-	}
-	return &rep, nil
-}
-
-// Proc is the body of a bench process (role a or b), run by the hidden verb.
-func Proc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("bench-proc: want a role")
-	}
-	role := args[0]
-	fs := flag.NewFlagSet(ProcVerb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("dir", "", "data directory")
-	sync := fs.String("sync", step.SyncInterval, "storage sync")
-	steps := fs.Int("steps", 10, "echo steps before the ask")
-	prior := fs.Int("prior", 0, "prior steps of the same run")
-	others := fs.Int("others", 0, "commits of other runs")
-	ticket := fs.String("ticket", "", "the ticket B approves")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	var executions atomic.Int64
-	reg, err := procRegistry(&executions)
+// resumeRound runs processes A and B once and returns the ms from B's start
+// to the approved call's result, that time's phases (see runResume) and B's
+// re-executions. On a cluster the rounds share the stream (each round's A
+// and B are new hosts, with new state directories).
+func resumeRound(ctx context.Context, o Options, self string, sz resumeSizes, c *cluster) (float64, [4]float64, int, error) {
+	var ph [4]float64
+	dir, err := os.MkdirTemp(o.Dir, "stepgate-bench-*")
 	if err != nil {
-		return err
+		return 0, ph, 0, err
 	}
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(*dir, "nats"), Sync: *sync})
+	defer os.RemoveAll(dir)
+	common := []string{"--sync", o.sync()}
+	dirA, dirB := dir, dir
+	var natsA, natsB []string
+	if c != nil {
+		dirA, dirB = filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		natsA = []string{"--nats", c.urls[0], "--replicas", fmt.Sprint(clusterReplicas)}
+		natsB = []string{"--nats", c.urls[1], "--replicas", fmt.Sprint(clusterReplicas)}
+	}
+	a, err := proc(ctx, self, "a", slices.Concat(common, natsA, []string{"--dir", dirA, "--steps", fmt.Sprint(sz.steps),
+		"--prior", fmt.Sprint(sz.prior), "--others", fmt.Sprint(sz.others)})...)
 	if err != nil {
-		return err
+		return 0, ph, 0, err
 	}
-	defer srv.Shutdown()
-	nc, err := srv.Connect()
+	start := time.Now()
+	b, err := proc(ctx, self, "b", slices.Concat(common, natsB, []string{"--dir", dirB, "--ticket", a.Ticket})...)
 	if err != nil {
-		return err
+		return 0, ph, 0, err
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
+	since := func(from time.Time, ns int64) float64 {
+		return round(float64(time.Unix(0, ns).Sub(from)) / float64(time.Millisecond))
 	}
-	h, err := commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: filepath.Join(*dir, "state"),
-		Engine: commands.Config{Host: "bench-" + role}})
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	var rep procReport
-	switch role {
-	case "a":
-		rep, err = procA(ctx, h, *dir, *steps, *prior, *others)
-	case "b":
-		var res *commands.ReplyResult
-		res, err = h.Reply(ctx, commands.ReplyRequest{Ticket: *ticket, Reply: "once", Principal: "bench"})
-		if err == nil && (res.Outcome == nil || res.Outcome.Results[0].IsError) {
-			err = fmt.Errorf("the approved call did not run: %+v", res)
-		}
-		rep.ResultAt = time.Now().UnixNano()
-		rep.Reexecutions = int(executions.Load()) - 1 // less the approved call
-	default:
-		err = fmt.Errorf("bench-proc: unknown role %q", role)
-	}
-	if err != nil {
-		return err
-	}
-	return json.NewEncoder(stdout).Encode(rep)
-}
-
-// procA makes the history: other runs' commits, then the run with its prior
-// steps, its echo steps and finally the call that asks.
-func procA(ctx context.Context, h *commands.Host, dir string, steps, prior, others int) (procReport, error) {
-	ws := filepath.Join(dir, "workspace")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		return procReport{}, err
-	}
-	if err := os.WriteFile(filepath.Join(ws, "old.log"), []byte("old\n"), 0o600); err != nil {
-		return procReport{}, err
-	}
-	const perRun = 100
-	for made := 0; made < others; made += perRun {
-		n := min(perRun, others-made) - 1 // the start commit is one of them
-		sc, err := newScriptAt(ctx, h, ws, "echo", max(n, 1))
-		if err != nil {
-			return procReport{}, err
-		}
-		if _, err := sc.drive(ctx, h); err != nil {
-			return procReport{}, err
-		}
-	}
-	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: ws,
-		Rules: []gate.Rule{{Action: "delete_file", Resource: "*", Effect: gate.Ask}}})
-	if err != nil {
-		return procReport{}, err
-	}
-	sc, err := scriptFor(info.Run, "echo", prior+steps)
-	if err != nil {
-		return procReport{}, err
-	}
-	if _, err := sc.drive(ctx, h); err != nil {
-		return procReport{}, err
-	}
-	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: prior + steps + 1,
-		Calls: []commands.CallRequest{{ID: "del", Tool: "delete_file", Args: json.RawMessage(`{"path":"old.log"}`)}}})
-	if err != nil {
-		return procReport{}, err
-	}
-	if out.Final || len(out.Tickets) != 1 {
-		return procReport{}, fmt.Errorf("the delete_file call did not ask: %+v", out)
-	}
-	return procReport{Run: info.Run, Ticket: out.Tickets[0].ID}, nil
-}
-
-// procRegistry is the built-ins (echo counting its executions) and
-// delete_file, a side-effecting tool that removes a file in the location.
-func procRegistry(executions *atomic.Int64) (*executor.Registry, error) {
-	type echoIn = builtin.EchoInput
-	echo, err := executor.New("echo", "Return the given text unchanged.",
-		func(_ context.Context, _ executor.Call, in echoIn) (string, error) {
-			executions.Add(1)
-			return in.Text, nil
-		}, executor.WithEffect(descriptor.ReadOnly))
-	if err != nil {
-		return nil, err
-	}
-	type deleteIn struct {
-		Path string `json:"path"`
-	}
-	del, err := executor.New("delete_file", "Delete a file in the workspace.",
-		func(_ context.Context, c executor.Call, in deleteIn) (string, error) {
-			executions.Add(1)
-			if err := os.Remove(filepath.Join(c.Location, filepath.Clean("/"+in.Path))); err != nil {
-				return "", err
-			}
-			return "deleted " + in.Path, nil
-		}, executor.WithEffect(descriptor.SideEffecting),
-		executor.WithRequests(func(_ executor.Call, in deleteIn) ([]descriptor.Request, error) {
-			return []descriptor.Request{{Action: "delete_file", Resources: []string{in.Path}, Save: []string{"*"}}}, nil
-		}))
-	if err != nil {
-		return nil, err
-	}
-	tools := []*executor.Tool{echo, del}
-	others, err := builtin.Tools()
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range others {
-		if !slices.ContainsFunc(tools, func(x *executor.Tool) bool { return x.Name() == t.Name() }) {
-			tools = append(tools, t)
-		}
-	}
-	return executor.NewRegistry(tools...)
+	ph = [4]float64{since(start, b.BeganAt), since(time.Unix(0, b.BeganAt), b.ConnectedAt),
+		since(time.Unix(0, b.ConnectedAt), b.HostAt), since(time.Unix(0, b.HostAt), b.ResultAt)}
+	return since(start, b.ResultAt), ph, b.Reexecutions, nil
 }

@@ -25,8 +25,12 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 		r, err = runW1(ctx, o, "echo_fx")
 	case "w2":
 		r, err = runW2(ctx, o)
-	case "w3", "w4":
+	case "w3", "w4", "c3":
 		r, err = runResume(ctx, o)
+	case "w6":
+		r, err = runW6(ctx, o)
+	case "c2":
+		r, err = runC2(ctx, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bench %s: %w", o.Workload, err)
@@ -47,10 +51,12 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 func summary(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
 	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
-		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "ratio",
+		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "raw_r3_async_msgs_per_s", "ratio",
 		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "sync_cpu_us_per_msg", "async_cpu_us_per_msg",
 		"cpu_us_per_step", "raw_async_cpu_us_per_msg", "raw_pipelines_cpu_us_per_msg", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
-		"prior_steps", "other_commits"} {
+		"prior_steps", "other_commits",
+		"runs", "runs_per_s", "rss_mb", "checkpoint_mb", "ready_ms", "rss_restarted_mb", "tickets_page_ms", "tickets_page_count",
+		"tickets_page_error", "approvals", "approvals_per_s"} {
 		if v, ok := r[k]; ok {
 			fmt.Fprintf(w, " %s=%v", k, v)
 		}

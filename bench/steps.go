@@ -75,15 +75,20 @@ func newEngineEnv(ctx context.Context, o Options, tool string) (*engineEnv, erro
 		return nil, err
 	}
 	ee := &engineEnv{env: e, host: h}
-	warm, err := newScript(ctx, h, tool, warmup)
-	if err == nil {
-		_, err = warm.drive(ctx, h)
-	}
-	if err != nil {
+	if err := warmUp(ctx, h, tool); err != nil {
 		ee.close()
 		return nil, err
 	}
 	return ee, nil
+}
+
+// warmUp drives one run of warmup steps of tool on h, before any clock runs.
+func warmUp(ctx context.Context, h *commands.Host, tool string) error {
+	warm, err := newScript(ctx, h, tool, warmup)
+	if err == nil {
+		_, err = warm.drive(ctx, h)
+	}
+	return err
 }
 
 func (ee *engineEnv) close() {
@@ -159,7 +164,13 @@ func w2Round(ctx context.Context, o Options, runs, n int) (window, error) {
 		return window{}, err
 	}
 	defer ee.close()
-	h := ee.host
+	return w2Drive(ctx, ee.host, runs, n)
+}
+
+// w2Drive prepares runs runs of n steps on h, then drives them concurrently
+// in one window.
+func w2Drive(ctx context.Context, h *commands.Host, runs, n int) (window, error) {
+	var err error
 	scripts := make([]script, runs)
 	for i := range scripts {
 		if scripts[i], err = newScript(ctx, h, "echo", n); err != nil {

@@ -24,6 +24,16 @@ const (
 	codeWrongLastSequenceConstant = 10164
 )
 
+// inProcess reports whether err is a clustered stream leader's refusal of a
+// message whose subject had another message in process: the constant
+// "wrong last sequence" (10164), which names no sequence. The message was
+// not stored. (A refusal for the expectation itself is 10071, with the
+// subject's last sequence.)
+func inProcess(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == codeWrongLastSequenceConstant
+}
+
 // translate maps a JetStream publish error to the package's errors, keeping
 // the cause. It is the only place that knows the server's codes.
 func translate(op string, err error) error {
