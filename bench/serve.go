@@ -19,8 +19,7 @@ import (
 	"github.com/stepgate/stepgate/commands"
 )
 
-// serveProc is an `engine serve` child process on a data directory, its
-// embedded server listening on a loopback address.
+// serveProc is an `engine serve` child process on a data directory.
 type serveProc struct {
 	cmd    *exec.Cmd
 	stderr *tailBuffer
@@ -28,9 +27,10 @@ type serveProc struct {
 	err    error         // Wait's, once done is closed
 }
 
-// startServe starts `engine serve` on data, listening on listen.
-func startServe(bin, data, listen string) (*serveProc, error) {
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", listen)
+// startServe starts `engine serve --data data` with the extra flags (its
+// NATS: `--listen ADDR` for an embedded server, `--nats URL`).
+func startServe(bin, data string, flags ...string) (*serveProc, error) {
+	cmd := exec.Command(bin, append([]string{"serve", "--data", data}, flags...)...)
 	p := &serveProc{cmd: cmd, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {

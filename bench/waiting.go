@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/step"
 )
 
 // waitSizes are w6's: waiting runs, approvals, requests in flight while
@@ -51,14 +52,17 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(1)
+	// The host is an engine process connected to a NATS server of its own,
+	// as a fleet's hosts are (here in the bench's process): the host's RSS
+	// is the engine's, and SIGKILL kills the engine, not the log.
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Sync: o.sync()})
 	if err != nil {
 		return nil, err
 	}
-	listen := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	url := "nats://" + listen
+	defer srv.Shutdown()
+	url := srv.ClientURL()
 
-	p, err := startServe(bin, data, listen)
+	p, err := startServe(bin, data, "--nats", url)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +96,7 @@ func runW6(ctx context.Context, o Options) (Result, error) {
 	progress(o, "w6: %d runs waiting after %s (%v runs/s), RSS %v MB, checkpoint %v MB; SIGKILL and restart",
 		sz.runs, made.Round(time.Millisecond), r["runs_per_s"], r["rss_mb"], r["checkpoint_mb"])
 	restart := time.Now()
-	if p, err = startServe(bin, data, listen); err != nil {
+	if p, err = startServe(bin, data, "--nats", url); err != nil {
 		return nil, err
 	}
 	if nc, err = waitServing(ctx, p, url, probe); err != nil {

@@ -81,6 +81,7 @@ type Engine struct {
 	store      *executor.OutputStore // the one output boundary
 	locks      runLocks              // one committer per run per host
 	configs    sync.Map              // run id → *runConfig
+	shared     sharedConfig          // what runs' configurations share
 	installed  sync.Map              // location-layer identity → *executor.Tool
 	installVer atomic.Uint64         // bumped at every Install
 	grantRules sync.Map              // project → *grantsCache

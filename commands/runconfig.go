@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"slices"
 	"time"
 
 	"github.com/stepgate/stepgate/events"
@@ -23,7 +22,12 @@ type runConfig struct {
 	rules       gate.Ruleset
 	records     []events.Rule // rules[i] as verdicts record it; shared, never modified
 	narrowing   gate.Narrowing
-	catalog     map[string]string // advertised name → identity
+	catalog     map[string]string // advertised name → identity; shared, never modified
+
+	// The shared values rules, records and catalog come from (see
+	// sharedConfig): held so that they stay shared while this run is.
+	converted *policy
+	tools     *map[string]string
 }
 
 // config returns the run's decision inputs, from the cache when its
@@ -42,17 +46,16 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 		policy:      r.Snapshot.PolicyDigest,
 		ttl:         time.Duration(r.Snapshot.TicketTTLMs) * time.Millisecond,
 		limits:      executor.Limits{MaxLines: r.Snapshot.Limits.MaxLines, MaxBytes: r.Snapshot.Limits.MaxBytes},
-		rules:       fromEventRules(r.Snapshot.Rules),
-		records:     slices.Clone(r.Snapshot.Rules),
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
-		catalog:     make(map[string]string, len(r.Catalog.Tools)),
+		converted:   e.shared.policyOf(r.Snapshot.Rules),
+		tools:       e.shared.catalogOf(r.Catalog.Tools),
 	}
-	var n gate.Narrowing
-	if err := n.UnmarshalText([]byte(r.Snapshot.Narrowing)); err == nil {
-		c.narrowing = n
-	}
-	for _, t := range r.Catalog.Tools {
-		c.catalog[t.Name] = t.Identity
+	n := len(c.converted.rules)
+	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies
+	c.catalog = *c.tools
+	var nw gate.Narrowing
+	if err := nw.UnmarshalText([]byte(r.Snapshot.Narrowing)); err == nil {
+		c.narrowing = nw
 	}
 	e.configs.Store(r.ID, c)
 	return c
