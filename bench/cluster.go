@@ -106,20 +106,18 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// waitMetaLeader polls until one node is the meta leader and every node is
-// current with it: the cluster's start, before anything is measured.
+// waitMetaLeader polls until one node is the meta leader, every node is
+// current with it, and the leader sees every other node online (until it
+// does, it refuses to place a stream on three replicas: "no suitable peers
+// for placement, peer offline"): the cluster's start, before anything is
+// measured.
 func (c *cluster) waitMetaLeader(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		leader, current := false, true
-		for _, s := range c.nodes {
-			current = current && s.JetStreamIsCurrent()
-			leader = leader || s.JetStreamIsLeader()
-		}
-		if leader && current {
+		if c.peersOnline() {
 			return nil
 		}
 		select {
@@ -153,4 +151,31 @@ func (c *cluster) close() {
 		s.WaitForShutdown()
 	}
 	os.RemoveAll(c.dir)
+}
+
+// peersOnline reports whether a meta leader exists, every node is current
+// with it, and the leader sees all the other nodes online and current.
+func (c *cluster) peersOnline() bool {
+	var leader *natsserver.Server
+	for _, s := range c.nodes {
+		if !s.JetStreamIsCurrent() {
+			return false
+		}
+		if s.JetStreamIsLeader() {
+			leader = s
+		}
+	}
+	if leader == nil {
+		return false
+	}
+	info, err := leader.Jsz(&natsserver.JSzOptions{})
+	if err != nil || info.Meta == nil || len(info.Meta.Replicas) != len(c.nodes)-1 {
+		return false
+	}
+	for _, p := range info.Meta.Replicas {
+		if p.Offline || !p.Current {
+			return false
+		}
+	}
+	return true
 }

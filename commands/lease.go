@@ -110,12 +110,33 @@ func (l *hostLease) record(state string) step.Lease {
 // replaces its own record; a takeover's record is this host's to replace
 // once it is back).
 func (l *hostLease) acquire(ctx context.Context) error {
+	// A bucket just made on a cluster has no leader for a moment ("no
+	// responders"), and NATS may be restarting: wait for it, with backoff,
+	// for acquirePatience at most.
+	wait, patience := 10*time.Millisecond, time.Now().Add(acquirePatience)
+	retry := func(err error) bool {
+		if !step.Unavailable(err) || !time.Now().Add(wait).Before(patience) {
+			return false
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+		return true
+	}
 	for attempt := 0; ; attempt++ {
 		var rev uint64
 		cur, err := l.ls.Get(ctx, l.host)
 		switch {
 		case err == nil, errors.Is(err, step.ErrBadLease):
 			rev = cur.Revision
+		case retry(err):
+			attempt--
+			continue
 		case !errors.Is(err, step.ErrNotFound):
 			return err
 		}
@@ -131,6 +152,10 @@ func (l *hostLease) acquire(ctx context.Context) error {
 				l.log.Warn("lease held again after another host took it over", "host", l.host, "taken_by", cur.By, "state", cur.State)
 			}
 			return nil
+		}
+		if retry(err) {
+			attempt-- // the write may have been stored: the next Get says
+			continue
 		}
 		if !errors.Is(err, step.ErrConflict) || attempt == 3 {
 			return err

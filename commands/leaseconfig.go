@@ -54,3 +54,8 @@ type LeaseStatus struct {
 	// Takeovers counts the leases of other hosts this host took over.
 	Takeovers uint64
 }
+
+// acquirePatience bounds how long a starting host waits for the lease
+// bucket to answer (a bucket just made on a cluster, NATS restarting)
+// before its start fails.
+const acquirePatience = 30 * time.Second
