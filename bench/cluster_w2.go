@@ -59,20 +59,10 @@ func runC2(ctx context.Context, o Options) (res Result, err error) {
 		}
 		asyncs, pipes, steps = append(asyncs, async), append(pipes, pipe), append(steps, w)
 	}
-	r := newResult(o)
-	rate := medianOf(steps, window.rate)
-	rawAsync, rawPipelines := medianOf(asyncs, window.rate), medianOf(pipes, window.rate)
-	r["steps_per_s"] = rate
-	// w2's baseline key, here on the cluster: the same figure as
-	// raw_r3_async_msgs_per_s, so that ratio reads as w2's does.
-	r["raw_async_msgs_per_s"] = rawAsync
-	r["raw_r3_async_msgs_per_s"] = rawAsync
-	r["ratio"] = ratio(rate, rawAsync)
-	r["raw_pipelines_msgs_per_s"] = rawPipelines
-	r["ratio_to_pipelines"] = ratio(rate, rawPipelines)
-	r["cpu_us_per_step"] = medianOf(steps, window.cpuPer)
-	r["raw_async_cpu_us_per_msg"] = medianOf(asyncs, window.cpuPer)
-	r["raw_pipelines_cpu_us_per_msg"] = medianOf(pipes, window.cpuPer)
+	r := w2Result(o, asyncs, pipes, steps)
+	// w2's baseline key, here on the cluster: raw_async_msgs_per_s is the
+	// same figure as raw_r3_async_msgs_per_s, so that ratio reads as w2's.
+	r["raw_r3_async_msgs_per_s"] = r["raw_async_msgs_per_s"]
 	r["nodes"], r["replicas"] = clusterNodes, clusterReplicas
 	r["rounds"] = sz.clusterRounds
 	return r, nil

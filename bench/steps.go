@@ -212,22 +212,29 @@ func runW2(ctx context.Context, o Options) (Result, error) {
 		}
 		asyncs, pipes, steps = append(asyncs, async), append(pipes, pipe), append(steps, w)
 	}
+	r := w2Result(o, asyncs, pipes, steps)
+	r["rounds"] = sz.rounds
+	return r, nil
+}
+
+// w2Result is w2's line from its rounds' windows: the engine's steps and
+// the raw baselines measured beside them (asynchronous, and the same shape
+// without the engine: one synchronous publisher per run, each commit
+// acknowledged before the next, the ceiling of a workload whose runs commit
+// step by step). The CPU time is the whole process's (server, client,
+// engine, collector) per step or message: on a machine with few cores the
+// rates follow these.
+func w2Result(o Options, asyncs, pipes, steps []window) Result {
 	r := newResult(o)
 	rate := medianOf(steps, window.rate)
 	rawAsync, rawPipelines := medianOf(asyncs, window.rate), medianOf(pipes, window.rate)
 	r["steps_per_s"] = rate
 	r["raw_async_msgs_per_s"] = rawAsync
 	r["ratio"] = ratio(rate, rawAsync)
-	// The same shape without the engine: one synchronous publisher per run,
-	// each commit acknowledged before the next. This is the ceiling of a
-	// workload whose runs commit step by step.
 	r["raw_pipelines_msgs_per_s"] = rawPipelines
 	r["ratio_to_pipelines"] = ratio(rate, rawPipelines)
-	// CPU time of the whole process (server, client, engine, collector) per
-	// step or message: on a machine with few cores the rates follow these.
 	r["cpu_us_per_step"] = medianOf(steps, window.cpuPer)
 	r["raw_async_cpu_us_per_msg"] = medianOf(asyncs, window.cpuPer)
 	r["raw_pipelines_cpu_us_per_msg"] = medianOf(pipes, window.cpuPer)
-	r["rounds"] = sz.rounds
-	return r, nil
+	return r
 }

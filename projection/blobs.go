@@ -47,6 +47,26 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// share makes *v the shared copy of its content (the one held in shared,
+// or *v itself, clipped, if none is) and returns the content's digest; put
+// gets its JSON when this process has not stored it yet.
+func share[T any](bl *blobs, shared map[string][]T, v *[]T, put map[string][]byte) (string, error) {
+	raw, err := json.Marshal(*v)
+	if err != nil {
+		return "", err
+	}
+	ref := digest(raw)
+	if s, ok := shared[ref]; ok {
+		*v = s
+	} else {
+		shared[ref] = slices.Clip(*v)
+	}
+	if !bl.stored[ref] {
+		put[ref] = raw
+	}
+	return ref, nil
+}
+
 // encodeHeader encodes r without its steps, its rules and tools by
 // reference; the blobs it references that this process has not stored yet
 // are added to put. r's rules and tools become the shared copy.
@@ -54,35 +74,16 @@ func (bl *blobs) encodeHeader(r *Run, put map[string][]byte) ([]byte, error) {
 	h := storedHeader{Run: new(Run)}
 	*h.Run = *r
 	h.Steps = nil
+	var err error
 	if len(r.Snapshot.Rules) > 0 {
-		raw, err := json.Marshal(r.Snapshot.Rules)
-		if err != nil {
+		if h.RulesRef, err = share(bl, bl.rules, &r.Snapshot.Rules, put); err != nil {
 			return nil, err
-		}
-		h.RulesRef = digest(raw)
-		if shared, ok := bl.rules[h.RulesRef]; ok {
-			r.Snapshot.Rules = shared
-		} else {
-			bl.rules[h.RulesRef] = slices.Clip(r.Snapshot.Rules)
-		}
-		if !bl.stored[h.RulesRef] {
-			put[h.RulesRef] = raw
 		}
 		h.Snapshot.Rules = nil
 	}
 	if len(r.Catalog.Tools) > 0 {
-		raw, err := json.Marshal(r.Catalog.Tools)
-		if err != nil {
+		if h.ToolsRef, err = share(bl, bl.tools, &r.Catalog.Tools, put); err != nil {
 			return nil, err
-		}
-		h.ToolsRef = digest(raw)
-		if shared, ok := bl.tools[h.ToolsRef]; ok {
-			r.Catalog.Tools = shared
-		} else {
-			bl.tools[h.ToolsRef] = slices.Clip(r.Catalog.Tools)
-		}
-		if !bl.stored[h.ToolsRef] {
-			put[h.ToolsRef] = raw
 		}
 		h.Catalog.Tools = nil
 	}
