@@ -4,34 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stepgate/stepgate/internal/enginebin"
 )
 
 // engineBin is the engine binary the workloads' processes run, built once.
 var engineBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stepgate-bench-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	engineBin = filepath.Join(dir, "engine")
-	build := exec.Command("go", "build", "-o", engineBin, "github.com/stepgate/stepgate/cmd/engine")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the engine binary:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { enginebin.Main(m, "stepgate-bench-test", &engineBin) }
 
 // The keys of bench/WORKLOADS.md, which tools read.
 var workloadKeys = map[string][]string{

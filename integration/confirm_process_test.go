@@ -60,6 +60,13 @@ func ask[T any](t *testing.T, nc *nats.Conn, endpoint string, req any) (*T, erro
 	if err != nil {
 		t.Fatalf("%s: %v", endpoint, err)
 	}
+	return answerOf[T](t, endpoint, msg)
+}
+
+// answerOf decodes the service's answer to endpoint: its service error as a
+// *commands.Error, or the result.
+func answerOf[T any](t *testing.T, endpoint string, msg *nats.Msg) (*T, error) {
+	t.Helper()
 	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
 		return nil, &commands.Error{Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
 	}

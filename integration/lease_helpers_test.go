@@ -16,7 +16,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
@@ -84,14 +83,7 @@ func query[T any](t *testing.T, nc *nats.Conn, endpoint string, req any) (*T, er
 		if err != nil {
 			t.Fatalf("%s: %v", endpoint, err)
 		}
-		if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-			return nil, &commands.Error{Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
-		}
-		var out T
-		if err := json.Unmarshal(msg.Data, &out); err != nil {
-			t.Fatalf("%s: %v", endpoint, err)
-		}
-		return &out, nil
+		return answerOf[T](t, endpoint, msg)
 	}
 }
 

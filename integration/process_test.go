@@ -12,29 +12,14 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stepgate/stepgate/internal/enginebin"
 	"github.com/stepgate/stepgate/projection"
 )
 
 // engineBin is the engine binary built once for the process tests.
 var engineBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stepgate-integration-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	engineBin = filepath.Join(dir, "engine")
-	build := exec.Command("go", "build", "-o", engineBin, "github.com/stepgate/stepgate/cmd/engine")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the engine binary:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { enginebin.Main(m, "stepgate-integration", &engineBin) }
 
 // freeAddr returns a loopback address with a port nobody listens on.
 func freeAddr(t *testing.T) string {
