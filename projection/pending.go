@@ -188,17 +188,35 @@ func (p *Projector) PendingStats() (n int, oldest string) {
 	return p.idx.pending.all.len(), p.idx.pending.all.first()
 }
 
-// EachPending calls fn with every unresolved ticket, oldest first, while
-// holding the projector's lock: fn must not block or call the projector.
-// It reads the index only, never a run (the sweeper looks for expired and
-// stale tickets this way).
+// eachPendingChunk is how many tickets EachPending copies under the
+// projector's lock at a time: a host with 100,000 waiting runs held the lock
+// about 13 ms for the sweeper's pass every second, and every step of every
+// run waited behind it; a chunk holds it for a few microseconds.
+const eachPendingChunk = 1024
+
+// EachPending calls fn with every unresolved ticket, oldest first. It copies
+// the index a chunk at a time under the projector's lock and calls fn
+// outside it, so fn may call the projector, and a ticket resolved or issued
+// during the walk may or may not be seen. It reads the index only, never a
+// run (the sweeper looks for expired and stale tickets this way).
 func (p *Projector) EachPending(fn func(t PendingTicket)) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.idx.pending.all.ascend("", func(id string) bool {
-		fn(*p.idx.pending.byID[id])
-		return true
-	})
+	batch := make([]PendingTicket, 0, eachPendingChunk)
+	for after := ""; ; {
+		batch = batch[:0]
+		p.mu.Lock()
+		p.idx.pending.all.ascend(after, func(id string) bool {
+			batch = append(batch, *p.idx.pending.byID[id])
+			return len(batch) < eachPendingChunk
+		})
+		p.mu.Unlock()
+		for _, t := range batch {
+			fn(t)
+		}
+		if len(batch) < eachPendingChunk {
+			return
+		}
+		after = batch[len(batch)-1].ID
+	}
 }
 
 // PendingRuns returns the runs with an unresolved ticket, of one project
