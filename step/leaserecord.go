@@ -1,12 +1,13 @@
 package step
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/stepgate/stepgate/internal/strictjson"
 )
 
 // States of a host's lease record.
@@ -74,13 +75,8 @@ func DecodeLease(key string, data []byte) (Lease, error) {
 		return Lease{}, fmt.Errorf("%w: %d bytes", ErrBadLease, len(data))
 	}
 	var r leaseRecord
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := strictjson.Decode(data, &r); err != nil {
 		return Lease{}, fmt.Errorf("%w: %w", ErrBadLease, err)
-	}
-	if dec.More() {
-		return Lease{}, fmt.Errorf("%w: more than one JSON value", ErrBadLease)
 	}
 	if r.V != 1 {
 		return Lease{}, fmt.Errorf("%w: version %d, want 1", ErrBadLease, r.V)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stepgate/stepgate/internal/strictjson"
 )
 
 // hostIDFile names the file in a data directory that holds the identity of
@@ -41,13 +42,8 @@ var errHostID = errors.New("unusable host identity")
 // {"v":1,"host":NAME}, no other field, a valid name.
 func decodeHostID(b []byte) (hostID, error) {
 	var id hostID
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&id); err != nil {
+	if err := strictjson.Decode(b, &id); err != nil {
 		return hostID{}, fmt.Errorf("%w: %w", errHostID, err)
-	}
-	if dec.More() {
-		return hostID{}, fmt.Errorf("%w: more than one JSON value", errHostID)
 	}
 	if id.V != 1 {
 		return hostID{}, fmt.Errorf("%w: version %d, want 1", errHostID, id.V)

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/internal/strictjson"
 )
 
 // The service's name and the subjects of its endpoints: "stepgate.<endpoint>".
@@ -71,13 +71,8 @@ func decodeRequest[Req any](body []byte) (Req, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return req, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := strictjson.Decode(body, &req); err != nil {
 		return req, fmt.Errorf("decode request: %w: %w", commands.ErrInvalidRequest, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return req, fmt.Errorf("decode request: %w: more than one JSON value", commands.ErrInvalidRequest)
 	}
 	return req, nil
 }
