@@ -61,19 +61,7 @@ func (h *Host) dropLease() {
 func (e *Engine) leftInDoubt() bool {
 	for _, run := range e.proj.OpenRuns() {
 		open := false
-		_ = e.viewRun(run, func(r *projection.Run) {
-			s := r.Step(len(r.Steps))
-			if s == nil || s.Final || s.Host != e.cfg.Host || r.Status == projection.StatusEnded {
-				return
-			}
-			for i := range s.Calls {
-				if c := &s.Calls[i]; !c.Terminal() && inDoubt(r, c) {
-					open = true
-					return
-				}
-			}
-			open = len(otherPending(r, "")) == 0
-		})
+		_ = e.viewRun(run, func(r *projection.Run) { open = needsRecovery(r, e.cfg.Host) })
 		if open {
 			return true
 		}

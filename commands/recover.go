@@ -95,10 +95,10 @@ func (e *Engine) recoverRun(ctx context.Context, run, host string) (int, error) 
 	var w *progress
 	reg := e.effective()
 	if err := e.viewRun(run, func(r *projection.Run) {
-		s := r.Step(len(r.Steps))
-		if s == nil || s.Final || s.Host != host || r.Status == projection.StatusEnded {
+		if !needsRecovery(r, host) {
 			return
 		}
+		s := r.Step(len(r.Steps))
 		cfg := e.config(r)
 		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover, limits: cfg.limits}
 		for i := range s.Calls {
@@ -120,13 +120,28 @@ func (e *Engine) recoverRun(ctx context.Context, run, host string) (int, error) 
 		for _, t := range otherPending(r, "") {
 			w.remaining = append(w.remaining, t.ID)
 		}
-		if len(w.first) == 0 && len(w.remaining) > 0 {
-			w = nil // only waiting for humans: nothing to recover
-		}
 	}); err != nil || w == nil {
 		return 0, err
 	}
 	return w.step, e.advance(ctx, w)
+}
+
+// needsRecovery reports whether host's recovery has something to settle in
+// r: its open step was committed last by host and holds a call cleared to
+// run without a result, or has every call terminal and is not finalized
+// (not merely waiting for humans). Recovery and a clean stop's release of
+// the lease (leftInDoubt) decide by it alike.
+func needsRecovery(r *projection.Run, host string) bool {
+	s := r.Step(len(r.Steps))
+	if s == nil || s.Final || s.Host != host || r.Status == projection.StatusEnded {
+		return false
+	}
+	for i := range s.Calls {
+		if c := &s.Calls[i]; !c.Terminal() && inDoubt(r, c) {
+			return true
+		}
+	}
+	return len(otherPending(r, "")) == 0
 }
 
 // inDoubt reports whether a call was cleared to run (allowed, or its ticket
