@@ -151,8 +151,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, 
 	var found []projection.PendingTicket
 	more := false
 	if req.Ticket != "" {
-		if t, ok := e.proj.PendingTicket(req.Ticket); ok && (q.Run == "" || t.Run == q.Run) &&
-			(q.Project == "" || t.Project == q.Project) && (q.Tool == "" || t.Tool == q.Tool) {
+		if t, ok := e.proj.PendingTicket(req.Ticket); ok && q.Keeps(t) {
 			found = append(found, t)
 		}
 	} else {

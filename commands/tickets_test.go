@@ -100,4 +100,11 @@ func TestTicketsPages(t *testing.T) {
 	if err != nil || len(one.Tickets) != 1 || one.Tickets[0].ID != all[5] || one.Next != "" {
 		t.Errorf("ticket %s alone: %+v, %v", all[5], one, err)
 	}
+	// A ticket named alone passes the other filters as a page would: the
+	// newest is not older than 3m30s, nor of project p1 when it is p2's.
+	for _, req := range []commands.TicketsRequest{{Ticket: all[len(all)-1], OlderThan: "3m30s"}, {Ticket: p2[0], Project: "p1"}} {
+		if got, err := h.Tickets(ctx, req); err != nil || len(got.Tickets) != 0 {
+			t.Errorf("tickets %+v: %+v, %v; want none", req, got, err)
+		}
+	}
 }

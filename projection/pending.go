@@ -143,13 +143,9 @@ func (x *pendingIndex) page(q PendingQuery) (out []PendingTicket, more bool) {
 			set = s
 		}
 	}
-	bound := ""
-	if !q.IssuedBefore.IsZero() {
-		var u ulid.ULID
-		if err := u.SetTime(ulid.Timestamp(q.IssuedBefore)); err != nil {
-			return nil, false // before the ULID epoch: nothing
-		}
-		bound = u.String()
+	bound, ok := q.bound()
+	if !ok {
+		return nil, false
 	}
 	limit := max(q.Limit, 1)
 	set.ascend(q.After, func(id string) bool {
@@ -158,7 +154,7 @@ func (x *pendingIndex) page(q PendingQuery) (out []PendingTicket, more bool) {
 		}
 		t := x.byID[id]
 		switch {
-		case q.Run != "" && t.Run != q.Run, q.Project != "" && t.Project != q.Project, q.Tool != "" && t.Tool != q.Tool:
+		case !q.matches(t):
 			return true
 		case bound != "" && !events.ValidID(id):
 			return true
@@ -170,6 +166,32 @@ func (x *pendingIndex) page(q PendingQuery) (out []PendingTicket, more bool) {
 		return true
 	})
 	return out, more
+}
+
+// matches reports whether t passes q's run, project and tool filters.
+func (q PendingQuery) matches(t *PendingTicket) bool {
+	return (q.Run == "" || t.Run == q.Run) && (q.Project == "" || t.Project == q.Project) && (q.Tool == "" || t.Tool == q.Tool)
+}
+
+// bound returns the smallest ticket id IssuedBefore leaves out ("" when it
+// is zero: no bound); false when IssuedBefore is before the ULID epoch, so
+// that nothing is kept.
+func (q PendingQuery) bound() (string, bool) {
+	if q.IssuedBefore.IsZero() {
+		return "", true
+	}
+	var u ulid.ULID
+	if err := u.SetTime(ulid.Timestamp(q.IssuedBefore)); err != nil {
+		return "", false
+	}
+	return u.String(), true
+}
+
+// Keeps reports whether q selects t, After and Limit aside: what a page
+// would keep of it.
+func (q PendingQuery) Keeps(t PendingTicket) bool {
+	bound, ok := q.bound()
+	return ok && q.matches(&t) && (bound == "" || t.ID < bound && events.ValidID(t.ID))
 }
 
 // PendingPage returns a page of the unresolved tickets q selects, oldest
