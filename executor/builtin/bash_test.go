@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,6 +161,62 @@ func TestBashIgnoresTheEnvironmentsCode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(loc, "sourced")); err == nil {
 		t.Error("a startup file ran")
+	}
+}
+
+// git takes any directory holding HEAD, objects/ and refs/ for a bare
+// repository and obeys its config and info/attributes. A model that may
+// write files (outside .git/, which is protected) and run read-only git
+// must not make git run a command of its choosing that way: here the files
+// of a real repository are copied into sub/ with a textconv driver for
+// every file, and an allowed `git log -p` in sub/ would run it. bash runs
+// git with safe.bareRepository=explicit, so it does not.
+func TestBashDoesNotObeyAStrayBareRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not installed: apt-get install git")
+	}
+	src, loc := t.TempDir(), t.TempDir()
+	gitIn := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitIn(src, "init", "-q")
+	for _, v := range []string{"one", "two"} {
+		if err := os.WriteFile(filepath.Join(src, "f"), []byte(v+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(src, "add", "f")
+		gitIn(src, "commit", "-q", "-m", v)
+	}
+	sub := filepath.Join(loc, "sub")
+	if err := os.CopyFS(sub, os.DirFS(filepath.Join(src, ".git"))); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(loc, "textconv-ran")
+	for name, body := range map[string]string{
+		"config":          "[diff \"x\"]\n\ttextconv = touch " + marker + "; cat\n",
+		"info/attributes": "* diff=x\n",
+	} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GIT_CONFIG_COUNT", "1") // an inherited setting is kept, and ours comes after it
+	t.Setenv("GIT_CONFIG_KEY_0", "user.name")
+	t.Setenv("GIT_CONFIG_VALUE_0", "inherited")
+	got := runBash(t, loc, builtin.BashInput{Command: "git log -p -1", Workdir: "sub"})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the stray repository's textconv ran; output %q", got)
+	}
+	if !strings.Contains(got, "cannot use bare repository") {
+		t.Errorf("git log in the stray repository: %q, want git's refusal", got)
+	}
+	if !strings.Contains(runBash(t, loc, builtin.BashInput{Command: "git config --get user.name"}), "inherited") {
+		t.Error("the inherited GIT_CONFIG_KEY_0 was lost")
 	}
 }
 

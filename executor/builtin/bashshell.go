@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -24,18 +25,30 @@ func bashPath() (string, error) {
 // command otherwise than it was analysed: startup files (BASH_ENV, ENV),
 // inherited options (SHELLOPTS, BASHOPTS, POSIXLY_CORRECT), exported
 // functions (BASH_FUNC_*), and the variables that change cd targets, globs
-// and traces (CDPATH, GLOBIGNORE, PS4).
+// and traces (CDPATH, GLOBIGNORE, PS4). It adds git's safe.bareRepository
+// = explicit (after any GIT_CONFIG_KEY_n the environment already sets):
+// otherwise git takes a directory holding HEAD, config, objects/ and refs/
+// for a bare repository and obeys its config, so a model that wrote those
+// files outside .git/ and ran an allowed `git -p config -l` there would
+// run its core.pager. Changing or unsetting GIT_CONFIG_* in the command,
+// or dropping the environment (env -i), asks (see setsVar).
 func bashEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
+	out := make([]string, 0, len(environ)+3)
+	count := 0
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		switch {
 		case name == "BASH_ENV" || name == "ENV" || name == "SHELLOPTS" || name == "BASHOPTS" ||
 			name == "POSIXLY_CORRECT" || name == "CDPATH" || name == "GLOBIGNORE" || name == "PS4":
 		case strings.HasPrefix(name, "BASH_FUNC_"):
+		case name == "GIT_CONFIG_COUNT":
+			if n, err := strconv.Atoi(value); err == nil && n > 0 {
+				count = n
+			}
 		default:
 			out = append(out, kv)
 		}
 	}
-	return out
+	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", count+1),
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=safe.bareRepository", count), fmt.Sprintf("GIT_CONFIG_VALUE_%d=explicit", count))
 }

@@ -123,6 +123,8 @@ func (s *shellScanner) command(words []*syntax.Word, end, level int, open bool) 
 		for _, a := range args {
 			if v, ok := literal(a); ok {
 				s.setsVar(v)
+			} else if base == "unset" {
+				s.out.ask("unset of a name that is not a literal") // it may be one of isCodeVar
 			}
 		}
 	}

@@ -22,6 +22,14 @@ type wrapperSpec struct {
 	assigns    bool // NAME=value words may come before the command (env, sudo)
 	numeric    bool // -N is an option (nice -10)
 	dashFlag   bool // a lone "-" is an option (env -)
+	// unsets are options whose argument is a variable the inner command
+	// runs without (env -u): unsetting one of isCodeVar asks, as setting
+	// it does.
+	unsets []string
+	// clears are options that run the inner command with an empty
+	// environment (env -i, and "-" with dashFlag): they ask, since the
+	// inner command then runs without the settings bash gets (bashEnv).
+	clears []string
 }
 
 var (
@@ -36,6 +44,8 @@ var (
 		chdir:    []string{"-C", "--chdir"},
 		assigns:  true,
 		dashFlag: true,
+		unsets:   []string{"-u", "--unset"},
+		clears:   []string{"-i", "--ignore-environment", "-"},
 	}
 	commandSpec = wrapperSpec{flags: []string{"-p"}}
 	watchSpec   = wrapperSpec{
@@ -96,6 +106,14 @@ func (s *shellScanner) wrapper(name string, spec wrapperSpec, args []*syntax.Wor
 	s.inner(args[i:], from, end, level+1, open)
 }
 
+// clearsEnv asks when opt is one of spec's options that empty the inner
+// command's environment.
+func (s *shellScanner) clearsEnv(name string, spec wrapperSpec, opt string) {
+	if slices.Contains(spec.clears, opt) {
+		s.out.ask(name + " " + opt + ", which runs the command without the environment bash runs with")
+	}
+}
+
 // options skips spec's options at the start of args: it returns the index
 // of the first word after them (and after the positional words), whether
 // spec's exec option was given, and false (having asked) for an option it
@@ -117,6 +135,7 @@ func (s *shellScanner) options(name string, spec wrapperSpec, args []*syntax.Wor
 			break
 		}
 		if v == "-" && spec.dashFlag {
+			s.clearsEnv(name, spec, v)
 			i++
 			continue
 		}
@@ -132,6 +151,7 @@ func (s *shellScanner) options(name string, spec wrapperSpec, args []*syntax.Wor
 			exec = true
 			i++
 		case slices.Contains(spec.flags, opt) && (!eq || strings.HasPrefix(v, "--")):
+			s.clearsEnv(name, spec, opt)
 			i++
 		case slices.Contains(spec.withArg, opt) || slices.Contains(spec.writes, opt):
 			if !eq {
@@ -145,6 +165,10 @@ func (s *shellScanner) options(name string, spec wrapperSpec, args []*syntax.Wor
 					return 0, false, false
 				}
 				v = opt + "=" + val
+			}
+			if slices.Contains(spec.unsets, opt) {
+				_, val, _ := strings.Cut(v, "=")
+				s.setsVar(val)
 			}
 			if slices.Contains(spec.writes, opt) {
 				_, val, _ := strings.Cut(v, "=")
@@ -161,6 +185,9 @@ func (s *shellScanner) options(name string, spec wrapperSpec, args []*syntax.Wor
 		case spec.numeric && isDigits(v[1:]):
 			i++
 		case !strings.HasPrefix(v, "--") && clustered(v[1:], spec.flags):
+			for _, c := range v[1:] {
+				s.clearsEnv(name, spec, "-"+string(c))
+			}
 			i++
 		default:
 			return unknown()
