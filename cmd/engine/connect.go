@@ -62,12 +62,7 @@ func (f *connFlags) registerClient(fs *flag.FlagSet) {
 func (f *connFlags) options() []nats.Option {
 	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second)}
-	if f.user != "" {
-		opts = append(opts, nats.UserInfo(f.user, f.password))
-	}
-	if f.creds != "" {
-		opts = append(opts, nats.UserCredentials(f.creds))
-	}
+	opts = append(opts, f.credentials()...)
 	if f.tlsCert != "" || f.tlsKey != "" {
 		opts = append(opts, nats.ClientCert(f.tlsCert, f.tlsKey))
 	}

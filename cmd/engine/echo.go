@@ -89,17 +89,12 @@ func (c *client) endEcho(req commands.EndRunRequest, out *commands.RunSummary) e
 		if !errors.Is(answer, commands.ErrRunNotActive) {
 			return true, answer
 		}
-		runs, err := c.Runs(ctx)
+		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run}) // one run, not the list of all
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
-		for _, s := range runs {
-			if s.ID == req.Run {
-				*out = s
-				return true, nil
-			}
-		}
-		return true, answer
+		*out = r.Summary()
+		return true, nil
 	}
 }
 

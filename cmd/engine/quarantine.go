@@ -15,7 +15,7 @@ import (
 func runQuarantine(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("quarantine", stderr)
 	var cf connFlags
-	cf.register(fs)
+	cf.registerClient(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
