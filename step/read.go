@@ -99,19 +99,28 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 	}
 }
 
-// Get returns the message at stream sequence seq, as the stream's leader
-// holds it; found is false when the message was written and is gone
-// (deleted or purged). A sequence the answering server has not reached is
-// an error wrapping [ErrNotYet], never "not found": a follower may step past
-// a missing message only when it is known to be gone.
+// Get returns the message at stream sequence seq; found is false when the
+// message was written and is gone (deleted or purged). A message found is
+// right from whichever replica answers (a stored message never changes), so
+// it is a direct get; only "not found" is asked of the stream's leader and
+// confirmed by its stream info, since a lagging replica, or a leader paused
+// past an election, says it for a sequence it has not reached. Such a
+// sequence is an error wrapping [ErrNotYet], never "not found": a follower
+// may step past a missing message only when it is known to be gone.
 func (l *Log) Get(ctx context.Context, seq uint64) (subject string, data []byte, found bool, err error) {
+	op := fmt.Sprintf("get stream sequence %d", seq)
+	if d, err := l.stream.GetMsg(ctx, seq); err == nil {
+		return d.Subject, d.Data, true, nil
+	} else if !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", nil, false, translate(op, err)
+	}
 	m, found, err := l.leaderGet(ctx, msgGet{Seq: seq})
 	if err != nil {
-		return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
+		return "", nil, false, translate(op, err)
 	}
 	if !found {
 		if err := l.confirmGone(ctx, seq); err != nil {
-			return "", nil, false, translate(fmt.Sprintf("get stream sequence %d", seq), err)
+			return "", nil, false, translate(op, err)
 		}
 		return "", nil, false, nil
 	}
