@@ -199,19 +199,6 @@ func (p *Projector) TicketRun(ticket string) string {
 	return run
 }
 
-// Pending returns the unresolved tickets, each with its run, by ticket id.
-// It copies the whole index: use PendingPage, PendingStats, PendingRuns or
-// EachPending where the number of tickets may be large.
-func (p *Projector) Pending() map[string]string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[string]string, len(p.idx.pending.byID))
-	for id, t := range p.idx.pending.byID {
-		out[id] = t.Run
-	}
-	return out
-}
-
 // OpenRuns returns the runs that have a step left open, sorted: those a
 // recovery looks at. A run whose open step waits only for answers to its
 // tickets is not among them (nothing of it is in doubt).

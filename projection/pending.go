@@ -67,6 +67,9 @@ func (x *pendingIndex) add(t PendingTicket) {
 		m   map[string]*sortedSet
 		key string
 	}{{x.byProject, t.Project}, {x.byTool, t.Tool}, {x.byRun, t.Run}} {
+		if by.key == "" {
+			continue // no filter selects "": all is that order
+		}
 		s := by.m[by.key]
 		if s == nil {
 			s = &sortedSet{}
