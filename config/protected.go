@@ -144,7 +144,7 @@ func userFileProtection(userFile, location string) []string {
 			continue
 		}
 		for _, base := range []string{root, location} {
-			if rel, err := filepath.Rel(base, c); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(base, c); err == nil && rel != "." && filepath.IsLocal(rel) {
 				add(rel)
 			}
 		}

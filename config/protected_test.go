@@ -159,6 +159,22 @@ func TestUserFileIsAlwaysProtected(t *testing.T) {
 	if v := decide(eff, ".git/config"); v.Kind != gate.KindAllow {
 		t.Errorf("the user removed .git/**: %s, want allow", v.Kind)
 	}
+	// A directory whose name starts with ".." is inside the location all the
+	// same: the file is protected by its relative path there too.
+	dotted := filepath.Join(home, "..cfg", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(dotted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dotted, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eff, err = config.Loader{UserFile: dotted}.Effective("build", home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := decide(eff, "..cfg/config.yaml"); v.Kind != gate.KindConfirm {
+		t.Errorf("write ..cfg/config.yaml, the user file: %s (%s), want a confirmation", v.Kind, v.Reason)
+	}
 }
 
 func TestSymlinkedProjectFileIsRefused(t *testing.T) {
