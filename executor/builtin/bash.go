@@ -97,6 +97,11 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	if err != nil {
 		return BashOutput{}, err
 	}
+	for _, r := range c.Paths { // every file it writes is still where it was approved
+		if _, err := c.Resolve(r.Path, false); errors.Is(err, executor.ErrPathChanged) {
+			return BashOutput{}, err
+		}
+	}
 	timeout := BashDefaultTimeout
 	if in.Timeout > 0 {
 		timeout = time.Duration(in.Timeout) * time.Millisecond

@@ -32,14 +32,16 @@ func TestPathToolsRefuseAPathThatChanged(t *testing.T) {
 		tool *executor.Tool
 		in   any
 		path string // named in the refusal
+		abs  bool   // named by its absolute path (bash resolves a redirect in its workdir)
 	}{
-		{"read", build(builtin.Read), builtin.ReadInput{Path: "sub/f.txt"}, "sub/f.txt"},
-		{"read_file", build(builtin.ReadFile), builtin.ReadFileInput{Path: "sub/f.txt"}, "sub/f.txt"},
-		{"write", build(builtin.Write), builtin.WriteInput{Path: "sub/f.txt", Content: "agent"}, "sub/f.txt"},
-		{"edit", build(builtin.Edit), builtin.EditInput{Path: "sub/f.txt", OldString: "approved", NewString: "agent"}, "sub/f.txt"},
-		{"apply_patch", build(builtin.ApplyPatch), builtin.ApplyPatchInput{PatchText: patch}, "sub/f.txt"},
-		{"glob", build(builtin.Glob), builtin.GlobInput{Pattern: "*", Path: "sub"}, "sub"},
-		{"grep", build(builtin.Grep), builtin.GrepInput{Pattern: ".", Path: "sub"}, "sub"},
+		{"read", build(builtin.Read), builtin.ReadInput{Path: "sub/f.txt"}, "sub/f.txt", false},
+		{"read_file", build(builtin.ReadFile), builtin.ReadFileInput{Path: "sub/f.txt"}, "sub/f.txt", false},
+		{"write", build(builtin.Write), builtin.WriteInput{Path: "sub/f.txt", Content: "agent"}, "sub/f.txt", false},
+		{"edit", build(builtin.Edit), builtin.EditInput{Path: "sub/f.txt", OldString: "approved", NewString: "agent"}, "sub/f.txt", false},
+		{"apply_patch", build(builtin.ApplyPatch), builtin.ApplyPatchInput{PatchText: patch}, "sub/f.txt", false},
+		{"glob", build(builtin.Glob), builtin.GlobInput{Pattern: "*", Path: "sub"}, "sub", false},
+		{"grep", build(builtin.Grep), builtin.GrepInput{Pattern: ".", Path: "sub"}, "sub", false},
+		{"bash redirect", build(builtin.Bash), builtin.BashInput{Command: "echo agent > sub/f.txt"}, "sub/f.txt", true},
 	}
 	for _, tt := range tests {
 		loc := t.TempDir()
@@ -55,7 +57,15 @@ func TestPathToolsRefuseAPathThatChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := p.Run(context.Background())
-		want := "Path changed after permission approval: " + tt.path
+		path := tt.path
+		if tt.abs {
+			real, err := filepath.EvalSymlinks(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path = filepath.Join(real, tt.path)
+		}
+		want := "Path changed after permission approval: " + path
 		if tt.tool.Name() == "apply_patch" {
 			want += "\nNo file was changed."
 		}
