@@ -47,8 +47,9 @@ type batch struct {
 	pending  map[string][]byte // ticket → its index entry; nil value: resolved
 	open     map[string]bool   // run → open or no longer
 	outputs  map[string][]byte // nil: unchanged
-	// quarantine is the quarantine's checkpoint form; nil: unchanged.
-	quarantine []byte
+	// quarantine is a copy of the quarantine, encoded when the batch is
+	// written; nil: unchanged.
+	quarantine *Quarantine
 }
 
 // allBuckets names every bucket of the checkpoint.

@@ -55,11 +55,10 @@ func (p *Projector) takeIndexes(b *batch) error {
 		}
 	}
 	if p.idxDirty.quarantine {
-		v, err := encodeQuarantine(p.idx.quarantine)
-		if err != nil {
-			return err
-		}
-		b.quarantine = v
+		// A copy: it is encoded outside the lock (up to 1000 entries of
+		// three texts of 512 bytes each, about 1.5 MB, every checkpoint
+		// after a stray message).
+		b.quarantine = &Quarantine{Total: p.idx.quarantine.Total, Recent: slices.Clone(p.idx.quarantine.Recent)}
 	}
 	b.takenIdx, p.idxDirty = p.idxDirty, newIndexDirt()
 	return nil
@@ -73,7 +72,11 @@ func writeIndexes(tx *bolt.Tx, b *batch) error {
 		return err
 	}
 	if b.quarantine != nil {
-		if err := tx.Bucket(bucketMeta).Put(keyQuarantine, b.quarantine); err != nil {
+		v, err := encodeQuarantine(*b.quarantine)
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketMeta).Put(keyQuarantine, v); err != nil {
 			return err
 		}
 	}
