@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -13,9 +14,6 @@ import (
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
-
-// closeCatchUp bounds how long Close waits for the projector to catch up.
-const closeCatchUp = 3 * time.Second
 
 // HostConfig configures a [Host].
 type HostConfig struct {
@@ -39,71 +37,39 @@ type HostConfig struct {
 }
 
 // Host is one engine host: the log, a projector following it, and the
-// command handlers on top. It is the library entry point.
+// command handlers on top. It is the library entry point: [OpenHost] and
+// [Host.Run] for a caller that runs the host's actors itself, [StartHost]
+// and [Host.Close] for one that wants them run in the background.
 type Host struct {
 	*Engine
 	Log  *step.Log
 	Proj *projection.Projector
 
-	cancel  context.CancelFunc
-	done    chan struct{} // closed when the projector stops
-	sweeper chan struct{} // closed when the ticket sweeper stops
-	err     error         // why it stopped; read after done is closed
-	closed  bool
+	js      jetstream.JetStream
+	hcfg    HostConfig
+	ran     chan struct{} // closed when Run is called: it runs once
+	runOnce sync.Once
+	ready   chan struct{} // closed once the host serves
+	done    chan struct{} // closed when Run has returned
+	err     error         // what Run returned; read after done is closed
 
-	leaseStop func() // stops renewing and watching; nil without a lease
+	// bg is the background Run of StartHost: Close cancels it and waits.
+	bgCancel context.CancelFunc
+	bgOnce   sync.Once
 }
 
-// StartHost opens the log on js, loads the projection checkpoint from
-// StateDir, replays the tail of the stream and starts following it. It
-// returns once the projection has caught up with the stream as it was at
-// start, so the first command sees every earlier commit.
-func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Registry, cfg HostConfig) (*Host, error) {
+// OpenHost opens the log on js and the projection checkpoint in StateDir,
+// and builds the command handlers on them. Nothing runs yet, and commands
+// see only what the checkpoint holds: [Host.Run] follows the log and serves.
+// A host that never runs is let go with [Host.Close].
+func OpenHost(ctx context.Context, js jetstream.JetStream, tools *executor.Registry, cfg HostConfig) (*Host, error) {
 	if cfg.StateDir == "" {
-		return nil, fmt.Errorf("start host: a state directory is required: %w", ErrInvalidRequest)
+		return nil, fmt.Errorf("open host: a state directory is required: %w", ErrInvalidRequest)
 	}
 	if !cfg.Lease.Off {
 		if err := cfg.Lease.Validate(); err != nil {
-			return nil, fmt.Errorf("start host: %w", err)
+			return nil, fmt.Errorf("open host: %w", err)
 		}
-	}
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("start host: %w", err)
-	}
-	log, err := step.Open(ctx, js, cfg.Stream)
-	if err != nil {
-		return nil, fmt.Errorf("start host: %w", err)
-	}
-	proj, err := projection.Open(filepath.Join(cfg.StateDir, "projections.db"), cfg.Projector)
-	if err != nil {
-		return nil, fmt.Errorf("start host: %w", err)
-	}
-	eng, err := New(log, proj, tools, cfg.Engine)
-	if err != nil {
-		proj.Close()
-		return nil, err
-	}
-	last, err := log.LastSeq(ctx)
-	if err != nil {
-		proj.Close()
-		return nil, fmt.Errorf("start host: %w", err)
-	}
-	fctx, cancel := context.WithCancel(context.Background())
-	h := &Host{Engine: eng, Log: log, Proj: proj, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		h.err = proj.Follow(fctx, log)
-		close(h.done)
-	}()
-	if err := proj.WaitFor(ctx, last); err != nil {
-		return nil, errors.Join(fmt.Errorf("start host: catch up to stream sequence %d: %w", last, err), h.Close())
-	}
-	if !cfg.Lease.Off {
-		if err := h.holdLease(ctx, js, cfg.Lease); err != nil {
-			return nil, errors.Join(fmt.Errorf("start host: %w", err), h.Close())
-		}
-	}
-	if err := eng.Recover(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("start host: %w", err), h.Close())
 	}
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = time.Second
@@ -111,71 +77,86 @@ func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Regi
 	if cfg.OutputSweepInterval <= 0 {
 		cfg.OutputSweepInterval = time.Hour
 	}
-	h.sweeper = make(chan struct{})
-	go func() {
-		defer close(h.sweeper)
-		tickets, outputs := time.NewTicker(cfg.SweepInterval), time.NewTicker(cfg.OutputSweepInterval)
-		defer tickets.Stop()
-		defer outputs.Stop()
-		sweepOutputs := func() {
-			if _, err := eng.SweepOutputs(fctx); err != nil && fctx.Err() == nil {
-				eng.cfg.Logger.Warn("sweeping output files", "err", err)
-			}
-		}
-		sweepOutputs()
-		for {
-			select {
-			case <-fctx.Done():
-				return
-			case <-tickets.C:
-				if err := eng.SweepTickets(fctx); err != nil && fctx.Err() == nil {
-					eng.cfg.Logger.Warn("settling expired or stale tickets", "err", err)
-				}
-			case <-outputs.C:
-				sweepOutputs()
-			}
-		}
-	}()
-	return h, nil
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open host: %w", err)
+	}
+	log, err := step.Open(ctx, js, cfg.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("open host: %w", err)
+	}
+	proj, err := projection.Open(filepath.Join(cfg.StateDir, "projections.db"), cfg.Projector)
+	if err != nil {
+		return nil, fmt.Errorf("open host: %w", err)
+	}
+	eng, err := New(log, proj, tools, cfg.Engine)
+	if err != nil {
+		return nil, errors.Join(err, proj.Close())
+	}
+	return &Host{Engine: eng, Log: log, Proj: proj, js: js, hcfg: cfg,
+		ran: make(chan struct{}), ready: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
-// Done is closed when the projector stops: after Close, or on its own (a
-// commit it cannot apply); Err then says why.
+// StartHost opens a host ([OpenHost]) and runs it in the background
+// ([Host.Run]) until [Host.Close]. It returns once the host serves: the
+// projection has caught up with the stream as it was at start, so the
+// first command sees every earlier commit. ctx bounds the start only.
+func StartHost(ctx context.Context, js jetstream.JetStream, tools *executor.Registry, cfg HostConfig) (*Host, error) {
+	h, err := OpenHost(ctx, js, tools, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start host: %w", err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.bgCancel = cancel
+	go func() { _ = h.Run(rctx) }() // its result is Err's
+	select {
+	case <-h.ready:
+		return h, nil
+	case <-h.done:
+		cancel()
+		return nil, fmt.Errorf("start host: %w", h.err)
+	case <-ctx.Done():
+		cancel()
+		<-h.done
+		return nil, fmt.Errorf("start host: %w", context.Cause(ctx))
+	}
+}
+
+// Ready is closed once the host serves (see [Host.Run]).
+func (h *Host) Ready() <-chan struct{} { return h.ready }
+
+// Done is closed when the host has stopped: its Run returned (after Close,
+// a cancelled ctx, or an actor failing on its own, such as the projector
+// meeting a commit it cannot apply); Err then says why.
 func (h *Host) Done() <-chan struct{} { return h.done }
 
-// Err returns why the projector stopped, once Done is closed; nil after a
-// clean Close.
+// Err returns why the host stopped, once Done is closed; nil after a clean
+// stop and while it runs.
 func (h *Host) Err() error {
 	select {
 	case <-h.done:
-		if errors.Is(h.err, context.Canceled) {
-			return nil
-		}
 		return h.err
 	default:
 		return nil
 	}
 }
 
-// Close lets the projector catch up with the stream (for a few seconds at
-// most), stops following, writes the final checkpoint and closes it, so a
-// clean restart replays nothing. Not safe to call concurrently; a second call
-// returns nil.
+// Close stops a host that [StartHost] started and waits until it has
+// stopped (see [Host.Run] for what stopping does); a host that was opened
+// and never run has its checkpoint closed. It is safe to call concurrently
+// and more than once; every call returns the same error. A host whose
+// caller runs it stops when the caller cancels Run's ctx; Close then only
+// waits for that.
 func (h *Host) Close() error {
-	if h.closed {
-		return nil
-	}
-	h.closed = true
-	ctx, cancel := context.WithTimeout(context.Background(), closeCatchUp)
-	if last, err := h.Log.LastSeq(ctx); err == nil {
-		_ = h.Proj.WaitFor(ctx, last) // best effort: the log stays the truth
-	}
-	cancel()
-	h.cancel()
+	h.bgOnce.Do(func() {
+		if h.bgCancel != nil {
+			h.bgCancel()
+		}
+	})
+	h.runOnce.Do(func() { // never ran: nothing but the checkpoint is open
+		close(h.ran)
+		h.err = h.Proj.Close()
+		close(h.done)
+	})
 	<-h.done
-	if h.sweeper != nil {
-		<-h.sweeper
-	}
-	h.dropLease()
-	return errors.Join(h.Err(), h.Proj.Close())
+	return h.err
 }
