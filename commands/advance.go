@@ -40,68 +40,9 @@ func (w *progress) closing() []events.Event {
 	return evs
 }
 
-// advance commits w.first, runs w.exec, and commits their results with the
-// step's closing. A lost race on the first commit returns an error wrapping
-// step.ErrConflict before anything ran; the caller holds the run's lock.
-// Calls to run need this host's lease: without it nothing is committed and
-// the error is coded unavailable.
-func (e *Engine) advance(ctx context.Context, w *progress) error {
-	if len(w.exec) == 0 {
-		c := e.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
-		_, err := e.commit(ctx, c, w.last)
-		return err
-	}
-	epoch, err := e.leaseEpoch() // before the commit that starts the calls
-	if err != nil {
-		return err
-	}
-	c := e.newCommit(w.run, w.step, w.kind, w.first...)
-	seq, err := e.commit(ctx, c, w.last)
-	if err != nil {
-		return err
-	}
-	e.runAll(ctx, epoch, w.exec, w.limits)
-	results := make([]events.Event, 0, len(w.exec)+2)
-	for _, p := range w.exec {
-		results = append(results, p.result)
-		results = append(results, p.sideEvents()...)
-	}
-	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
-}
-
 // maxSettleRetries bounds how often a settle commit is retried after another
 // host committed to the run in between (the results are this host's alone).
 const maxSettleRetries = 3
-
-// settleResults commits the results of calls this host ran, retrying when
-// another host appended to the run meanwhile (the results are this host's
-// alone: no one else runs a call whose ToolCallStarted it committed).
-func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
-	for attempt := 0; ; attempt++ {
-		c := e.newCommit(run, n, events.KindSettle, evs...)
-		_, err := e.commit(ctx, c, last)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
-			return fmt.Errorf("settle step %d of run %s: %w", n, run, err)
-		}
-		if err := e.refresh(ctx, run, last); err != nil {
-			return err
-		}
-		var open bool
-		if err := e.viewRun(run, func(r *projection.Run) {
-			last = r.LastSeq
-			s := r.Step(n)
-			open = s != nil && !s.Final && !resultsIn(s, evs)
-		}); err != nil {
-			return err
-		}
-		if !open {
-			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
-		}
-	}
-}
 
 // resultsIn reports whether step s holds a result already for a call whose
 // result is among evs: another host settled it (a takeover of this host's
@@ -119,10 +60,69 @@ func resultsIn(s *projection.Step, evs []events.Event) bool {
 	return false
 }
 
+// advance commits w.first, runs w.exec, and commits their results with the
+// step's closing. A lost race on the first commit returns an error wrapping
+// step.ErrConflict before anything ran; the caller holds the run's lock.
+// Calls to run need this host's lease: without it nothing is committed and
+// the error is coded unavailable.
+func (h *submitter) advance(ctx context.Context, w *progress) error {
+	if len(w.exec) == 0 {
+		c := h.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
+		_, err := h.commit(ctx, c, w.last)
+		return err
+	}
+	epoch, err := h.leaseEpoch() // before the commit that starts the calls
+	if err != nil {
+		return err
+	}
+	c := h.newCommit(w.run, w.step, w.kind, w.first...)
+	seq, err := h.commit(ctx, c, w.last)
+	if err != nil {
+		return err
+	}
+	h.runAll(ctx, epoch, w.exec, w.limits)
+	results := make([]events.Event, 0, len(w.exec)+2)
+	for _, p := range w.exec {
+		results = append(results, p.result)
+		results = append(results, p.sideEvents()...)
+	}
+	return h.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
+}
+
+// settleResults commits the results of calls this host ran, retrying when
+// another host appended to the run meanwhile (the results are this host's
+// alone: no one else runs a call whose ToolCallStarted it committed).
+func (h *submitter) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
+	for attempt := 0; ; attempt++ {
+		c := h.newCommit(run, n, events.KindSettle, evs...)
+		_, err := h.commit(ctx, c, last)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
+			return fmt.Errorf("settle step %d of run %s: %w", n, run, err)
+		}
+		if err := h.refresh(ctx, run, last); err != nil {
+			return err
+		}
+		var open bool
+		if err := h.viewRun(run, func(r *projection.Run) {
+			last = r.LastSeq
+			s := r.Step(n)
+			open = s != nil && !s.Final && !resultsIn(s, evs)
+		}); err != nil {
+			return err
+		}
+		if !open {
+			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
+		}
+	}
+}
+
 // rerun prepares a recorded call to run again (an approved call, a call
 // recovered after a crash). A tool that is gone, or is no longer the
 // identity the model was shown, settles as a stale call instead.
-func (e *Engine) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
+func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
 	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}, identity: c.Identity}
 	tool, why := resolveTool(reg, c.Tool, c.Identity)
 	if tool == nil {

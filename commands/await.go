@@ -50,124 +50,6 @@ func awaitTimeout(req AwaitRequest) (time.Duration, error) {
 	return d, nil
 }
 
-// AwaitStep returns the step's outcome once it is final, wherever the reply
-// that finished it arrived: the projection follows every host's commits. It
-// waits at most the request's timeout (default [DefaultAwaitTimeout], at most
-// [MaxAwaitTimeout]), then returns [ErrAwaitTimeout]: ask again.
-func (e *Engine) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
-	type result struct {
-		out *StepOutcome
-		err error
-	}
-	ch := make(chan result, 1)
-	e.WatchStep(ctx, req, func(out *StepOutcome, err error) { ch <- result{out, err} })
-	r := <-ch
-	return r.out, r.err
-}
-
-// WatchStep implements [StepWatcher].
-func (e *Engine) WatchStep(ctx context.Context, req AwaitRequest, done func(*StepOutcome, error)) {
-	d, err := awaitTimeout(req)
-	if err != nil {
-		done(nil, err)
-		return
-	}
-	e.known(ctx, req.Run)
-	key := awaitKey{run: req.Run, step: req.Step}
-	if out, _, over := e.stepState(key); !over || out == nil {
-		// Finished, or begun, by a commit this host has not folded yet?
-		// Catch up with the run once before refusing or waiting; look
-		// again even if it found nothing (the follower may have folded it
-		// meanwhile).
-		if err := e.catchUp(ctx, req.Run); err != nil {
-			done(nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, err))
-			return
-		}
-	}
-	if out, err, over := e.stepState(key); over {
-		done(out, err)
-		return
-	}
-	w := &waiter{done: done}
-	w.mu.Lock() // finish waits until the timer and the ctx hook are set
-	defer w.mu.Unlock()
-	e.waits.add(key, w)
-	w.timer = time.AfterFunc(d, func() {
-		e.waits.remove(key, w)
-		w.finish(nil, fmt.Errorf("await step %d of run %s: not final after %s: %w", req.Step, req.Run, d, ErrAwaitTimeout))
-	})
-	w.stopCtx = context.AfterFunc(ctx, func() {
-		e.waits.remove(key, w)
-		w.finish(nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, context.Cause(ctx)))
-	})
-	if e.waits.start() {
-		go e.watch()
-	}
-}
-
-// stepState looks at an awaited step: over is true when waiting is over,
-// with the outcome of a final step or the error that ends the wait.
-func (e *Engine) stepState(k awaitKey) (out *StepOutcome, err error, over bool) {
-	var exists, ended bool
-	if verr := e.viewStep(k.run, k.step, func(r *projection.Run) {
-		s := r.Step(k.step)
-		exists, ended = s != nil, r.Status == projection.StatusEnded
-		if s != nil && s.Final {
-			out = outcomeOf(r.ID, s)
-		}
-	}); verr != nil {
-		return nil, verr, true
-	}
-	switch {
-	case out != nil:
-		return out, nil, true
-	case !exists:
-		return nil, fmt.Errorf("await step %d of run %s: no such step: %w", k.step, k.run, ErrStepOrder), true
-	case ended:
-		return nil, fmt.Errorf("await step %d of run %s: %w", k.step, k.run, ErrRunNotActive), true
-	}
-	return nil, nil, false
-}
-
-// watch is the engine's one watcher: at every change of the projection (and
-// when a waiter registers) it looks once at each awaited step, whatever its
-// number of waiters, and answers the waiters of those that are over. It
-// returns when no step is awaited.
-//
-// A look at many steps costs: the watcher rests as long as its last look
-// took before it looks again (at most half its time goes to looking, however
-// busy the projection), so a host with many awaited steps still commits.
-func (e *Engine) watch() {
-	tick := time.NewTicker(awaitSyncEvery)
-	defer tick.Stop()
-	for {
-		changed := e.proj.Changed() // before looking: no change is missed
-		keys, ok := e.waits.keysOrStop()
-		if !ok {
-			return
-		}
-		start := time.Now()
-		for _, k := range keys {
-			if out, err, over := e.stepState(k); over {
-				for _, w := range e.waits.take(k) {
-					w.finish(out, err)
-				}
-			}
-		}
-		if took := time.Since(start); took > time.Millisecond {
-			time.Sleep(min(took, awaitSyncEvery))
-		}
-		select {
-		case <-changed:
-		case <-e.waits.kick:
-		case <-tick.C:
-			ctx, cancel := context.WithTimeout(context.Background(), awaitSyncEvery)
-			_ = e.proj.Sync(ctx, e.log) // a slow follower: look at the stream now
-			cancel()
-		}
-	}
-}
-
 // awaitKey names an awaited step.
 type awaitKey struct {
 	run  string
@@ -274,4 +156,119 @@ func (s *stepWaits) keysOrStop() ([]awaitKey, bool) {
 		keys = append(keys, k)
 	}
 	return keys, true
+}
+
+// AwaitStep answers [Engine.AwaitStep].
+func (h *awaiter) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
+	type result struct {
+		out *StepOutcome
+		err error
+	}
+	ch := make(chan result, 1)
+	h.WatchStep(ctx, req, func(out *StepOutcome, err error) { ch <- result{out, err} })
+	r := <-ch
+	return r.out, r.err
+}
+
+// WatchStep answers [Engine.WatchStep].
+func (h *awaiter) WatchStep(ctx context.Context, req AwaitRequest, done func(*StepOutcome, error)) {
+	d, err := awaitTimeout(req)
+	if err != nil {
+		done(nil, err)
+		return
+	}
+	h.known(ctx, req.Run)
+	key := awaitKey{run: req.Run, step: req.Step}
+	if out, _, over := h.stepState(key); !over || out == nil {
+		// Finished, or begun, by a commit this host has not folded yet?
+		// Catch up with the run once before refusing or waiting; look
+		// again even if it found nothing (the follower may have folded it
+		// meanwhile).
+		if err := h.catchUp(ctx, req.Run); err != nil {
+			done(nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, err))
+			return
+		}
+	}
+	if out, err, over := h.stepState(key); over {
+		done(out, err)
+		return
+	}
+	w := &waiter{done: done}
+	w.mu.Lock() // finish waits until the timer and the ctx hook are set
+	defer w.mu.Unlock()
+	h.waits.add(key, w)
+	w.timer = time.AfterFunc(d, func() {
+		h.waits.remove(key, w)
+		w.finish(nil, fmt.Errorf("await step %d of run %s: not final after %s: %w", req.Step, req.Run, d, ErrAwaitTimeout))
+	})
+	w.stopCtx = context.AfterFunc(ctx, func() {
+		h.waits.remove(key, w)
+		w.finish(nil, fmt.Errorf("await step %d of run %s: %w", req.Step, req.Run, context.Cause(ctx)))
+	})
+	if h.waits.start() {
+		go h.watch()
+	}
+}
+
+// stepState looks at an awaited step: over is true when waiting is over,
+// with the outcome of a final step or the error that ends the wait.
+func (h *awaiter) stepState(k awaitKey) (out *StepOutcome, err error, over bool) {
+	var exists, ended bool
+	if verr := h.viewStep(k.run, k.step, func(r *projection.Run) {
+		s := r.Step(k.step)
+		exists, ended = s != nil, r.Status == projection.StatusEnded
+		if s != nil && s.Final {
+			out = outcomeOf(r.ID, s)
+		}
+	}); verr != nil {
+		return nil, verr, true
+	}
+	switch {
+	case out != nil:
+		return out, nil, true
+	case !exists:
+		return nil, fmt.Errorf("await step %d of run %s: no such step: %w", k.step, k.run, ErrStepOrder), true
+	case ended:
+		return nil, fmt.Errorf("await step %d of run %s: %w", k.step, k.run, ErrRunNotActive), true
+	}
+	return nil, nil, false
+}
+
+// watch is the engine's one watcher: at every change of the projection (and
+// when a waiter registers) it looks once at each awaited step, whatever its
+// number of waiters, and answers the waiters of those that are over. It
+// returns when no step is awaited.
+//
+// A look at many steps costs: the watcher rests as long as its last look
+// took before it looks again (at most half its time goes to looking, however
+// busy the projection), so a host with many awaited steps still commits.
+func (h *awaiter) watch() {
+	tick := time.NewTicker(awaitSyncEvery)
+	defer tick.Stop()
+	for {
+		changed := h.proj.Changed() // before looking: no change is missed
+		keys, ok := h.waits.keysOrStop()
+		if !ok {
+			return
+		}
+		start := time.Now()
+		for _, k := range keys {
+			if out, err, over := h.stepState(k); over {
+				for _, w := range h.waits.take(k) {
+					w.finish(out, err)
+				}
+			}
+		}
+		if took := time.Since(start); took > time.Millisecond {
+			time.Sleep(min(took, awaitSyncEvery))
+		}
+		select {
+		case <-changed:
+		case <-h.waits.kick:
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(context.Background(), awaitSyncEvery)
+			_ = h.proj.Sync(ctx, h.log) // a slow follower: look at the stream now
+			cancel()
+		}
+	}
 }

@@ -10,17 +10,30 @@ import (
 	"github.com/stepgate/stepgate/executor"
 )
 
+// resultFloor is the most room a call's result takes once fit shortened it
+// as far as it goes — the marker alone, the file named twice, and the
+// file's OutputFileStored — for a call id of no bytes (each byte of an id
+// takes at most 6 more).
+func resultFloor(store *executor.OutputStore) int {
+	const callID = ""
+	path := filepath.Join(store.Dir(), "tool_"+strings.Repeat("0", 26))
+	r := events.ToolResultRecorded{CallID: callID, IsError: true, Files: []string{path},
+		Parts: []events.Part{{Type: executor.PartText, Text: executor.Marker(path)}}}
+	f := events.OutputFileStored{Path: path, Bytes: 1 << 40, SHA256: strings.Repeat("0", 64), Expires: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)}
+	return eventSize(r) + eventSize(f) + 2
+}
+
 // checkBudget refuses, before any effect, a decided step whose commits
 // cannot fit one message each: the decide events (the model's arguments,
 // the resources and tickets derived from them), and the settle commit with
 // every result shortened as far as fit goes (the marker line naming its
 // file). What passes always commits: fit can shorten every result that
 // far. The refusal is invalid_input; nothing was committed or run.
-func (e *Engine) checkBudget(p *plan) error {
-	budget := e.commitBudget()
+func (h *submitter) checkBudget(p *plan) error {
+	budget := h.commitBudget()
 	settle, decide := boundOf(nil)+wrap, boundOf(nil)
 	for _, c := range p.calls {
-		settle += e.floor + 6*len(c.req.ID)
+		settle += h.floor + 6*len(c.req.ID)
 		decide += boundDecide(c)
 	}
 	if settle > budget {
@@ -34,7 +47,7 @@ func (e *Engine) checkBudget(p *plan) error {
 	if decide <= budget {
 		return nil // the usual step: known to fit without encoding it
 	}
-	c := e.commitOf(p.run, p.step, events.KindDecide, p.decideEvents(nil))
+	c := h.commitOf(p.run, p.step, events.KindDecide, p.decideEvents(nil))
 	exact, err := encodedSize(&c)
 	if err != nil {
 		return fmt.Errorf("step %d: %w: %w", p.step, ErrInvalidRequest, err)
@@ -47,17 +60,4 @@ func (e *Engine) checkBudget(p *plan) error {
 			p.step, len(p.calls), exact, budget, ErrInvalidRequest)
 	}
 	return nil
-}
-
-// resultFloor is the most room a call's result takes once fit shortened it
-// as far as it goes — the marker alone, the file named twice, and the
-// file's OutputFileStored — for a call id of no bytes (each byte of an id
-// takes at most 6 more).
-func resultFloor(store *executor.OutputStore) int {
-	const callID = ""
-	path := filepath.Join(store.Dir(), "tool_"+strings.Repeat("0", 26))
-	r := events.ToolResultRecorded{CallID: callID, IsError: true, Files: []string{path},
-		Parts: []events.Part{{Type: executor.PartText, Text: executor.Marker(path)}}}
-	f := events.OutputFileStored{Path: path, Bytes: 1 << 40, SHA256: strings.Repeat("0", 64), Expires: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)}
-	return eventSize(r) + eventSize(f) + 2
 }

@@ -33,18 +33,52 @@ import (
 // The single host's happy path pays nothing: its submissions are decided
 // against the run as it last committed it, and commit at once.
 
+// maxRaceRetries bounds how often a submission is decided again after its
+// commit lost the race to another commit of the run that left the step
+// still to be committed.
+const maxRaceRetries = 3
+
+// raced calls fn, a command that commits to run, and calls it again after
+// catching up with the run when its commit lost the race (another host
+// committed to the run meanwhile, or this host had not folded that commit
+// yet), a few times at most.
+func raced[T any](ctx context.Context, e *base, run string, fn func() (*T, error)) (*T, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := fn()
+		if !errors.Is(err, step.ErrConflict) || attempt == maxRaceRetries {
+			return out, err
+		}
+		if cerr := e.catchUp(ctx, run); cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
+	}
+}
+
+// known makes sure a run another host started a moment ago is visible
+// here: when the projection does not have the run, it catches up with the
+// stream first (the follower would within its poll interval).
+func (b *base) known(ctx context.Context, run string) {
+	if _, cached := b.configs.Load(run); cached || !events.ValidID(run) {
+		return // a run this host has decided for is known
+	}
+	if ok, err := b.proj.View(run, func(*projection.Run) {}); ok || err != nil {
+		return
+	}
+	_ = b.proj.Sync(ctx, b.log)
+}
+
 // catchUp brings this host's projection of run up to the run's last commit
 // in the log. A run the projection does not hold is looked for in the whole
 // stream (its start may need commits of other subjects, such as a
 // registration). The caller holds no view.
-func (e *Engine) catchUp(ctx context.Context, run string) error {
+func (b *base) catchUp(ctx context.Context, run string) error {
 	if !events.ValidID(run) {
 		return nil
 	}
 	var last uint64
-	err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
+	err := b.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
 	if errors.Is(err, ErrRunNotFound) {
-		if err := e.proj.Sync(ctx, e.log); err != nil {
+		if err := b.proj.Sync(ctx, b.log); err != nil {
 			return fmt.Errorf("catch up with run %s: %w", run, err)
 		}
 		return nil
@@ -52,7 +86,7 @@ func (e *Engine) catchUp(ctx context.Context, run string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.syncRun(ctx, run, last); err != nil {
+	if err := b.syncRun(ctx, run, last); err != nil {
 		return fmt.Errorf("catch up with run %s: %w", run, err)
 	}
 	return nil
@@ -64,12 +98,12 @@ func (e *Engine) catchUp(ctx context.Context, run string) error {
 // everything up to the run's last commit — so the registrations, grants and
 // revocations committed before it on other subjects are folded too, and no
 // decision here sees the run newer than them.
-func (e *Engine) syncRun(ctx context.Context, run string, after uint64) error {
-	last, err := e.log.SubjectLastSeq(ctx, events.RunSubject(run))
+func (b *base) syncRun(ctx context.Context, run string, after uint64) error {
+	last, err := b.log.SubjectLastSeq(ctx, events.RunSubject(run))
 	if err != nil || last <= after {
 		return err
 	}
-	return e.proj.SyncTo(ctx, last)
+	return b.proj.SyncTo(ctx, last)
 }
 
 // recheck is what a handler does before it returns refusal about run: it
@@ -79,12 +113,12 @@ func (e *Engine) syncRun(ctx context.Context, run string, after uint64) error {
 // does not mean the refusal saw it. Deciding again is in memory. When
 // catching up fails the answer is unknown: the error says so and carries no
 // refusal's code.
-func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, error) {
+func (b *base) recheck(ctx context.Context, run string, refusal error) (bool, error) {
 	switch Code(refusal) {
 	case CodeInternal, CodeInvalidInput, CodeRunNotActive, CodeTicketExpired, CodeTicketKind, CodeRunDiverged:
 		return false, refusal // the log cannot change it: an end or a divergence absorbs, a deadline passed stays passed
 	}
-	if err := e.catchUp(ctx, run); err != nil {
+	if err := b.catchUp(ctx, run); err != nil {
 		return false, fmt.Errorf("%v; catching up with the log to be sure failed: %w", refusal, err)
 	}
 	return true, refusal
@@ -92,50 +126,28 @@ func (e *Engine) recheck(ctx context.Context, run string, refusal error) (bool, 
 
 // syncAll makes every commit made before the call visible here: a read
 // across runs (lists of runs and tickets) answers as of now.
-func (e *Engine) syncAll(ctx context.Context) error {
-	if err := e.proj.Sync(ctx, e.log); err != nil {
+func (b *base) syncAll(ctx context.Context) error {
+	if err := b.proj.Sync(ctx, b.log); err != nil {
 		return fmt.Errorf("catch up with the log: %w", err)
 	}
 	return nil
 }
 
-// maxRaceRetries bounds how often a submission is decided again after its
-// commit lost the race to another commit of the run that left the step
-// still to be committed.
-const maxRaceRetries = 3
-
-// planAgain is plan after it refused req: when the run has commits this host
-// had not folded, the step is decided again against them.
-func (e *Engine) planAgain(ctx context.Context, req SubmitStepRequest, refusal error) (*plan, *StepOutcome, error) {
-	again, err := e.recheck(ctx, req.Run, refusal)
-	if !again {
-		return nil, nil, err
-	}
-	return e.plan(req)
-}
-
 // syncReads makes a read answer as of now: the tail of run when one is
 // named (a run the stream does not hold is then simply not found), else
 // every run.
-func (e *Engine) syncReads(ctx context.Context, run string) error {
+func (b *base) syncReads(ctx context.Context, run string) error {
 	if run == "" {
-		return e.syncAll(ctx)
+		return b.syncAll(ctx)
 	}
-	return e.catchUp(ctx, run)
+	return b.catchUp(ctx, run)
 }
 
-// raced calls fn, a command that commits to run, and calls it again after
-// catching up with the run when its commit lost the race (another host
-// committed to the run meanwhile, or this host had not folded that commit
-// yet), a few times at most.
-func raced[T any](ctx context.Context, e *Engine, run string, fn func() (*T, error)) (*T, error) {
-	for attempt := 0; ; attempt++ {
-		out, err := fn()
-		if !errors.Is(err, step.ErrConflict) || attempt == maxRaceRetries {
-			return out, err
-		}
-		if cerr := e.catchUp(ctx, run); cerr != nil {
-			return nil, errors.Join(err, cerr)
-		}
+// refresh folds the run's commits this host has not seen yet (after losing a
+// commit race); see syncRun.
+func (b *base) refresh(ctx context.Context, run string, after uint64) error {
+	if err := b.syncRun(ctx, run, after); err != nil {
+		return fmt.Errorf("refresh run %s: %w", run, err)
 	}
+	return nil
 }

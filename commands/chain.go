@@ -8,27 +8,6 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// chain links c, a commit about to be made, to its run's last commit as
-// this host's projection holds it; the commit's expectation is the run's
-// last sequence read from the same projection, so when the two disagree the
-// stream's CAS refuses the commit anyway. A run's first commit (its run not
-// yet folded) names nothing. A run that diverged is refused with
-// [ErrRunDiverged].
-func (e *Engine) chain(c *events.Commit) error {
-	if c.Run == "" {
-		return nil
-	}
-	var d *projection.Divergence
-	err := e.viewRun(c.Run, func(r *projection.Run) { c.Prev, d = r.LastCommit, r.Diverged })
-	if errors.Is(err, ErrRunNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return divergedErr(c.Run, d)
-}
-
 // divergedErr is the refusal of a step, reply or end of a run that diverged
 // (nil when d is).
 func divergedErr(run string, d *projection.Divergence) error {
@@ -36,4 +15,25 @@ func divergedErr(run string, d *projection.Divergence) error {
 		return nil
 	}
 	return fmt.Errorf("run %s: %w: its history lost a write (%s); it takes no more steps: see engine show", run, ErrRunDiverged, d)
+}
+
+// chain links c, a commit about to be made, to its run's last commit as
+// this host's projection holds it; the commit's expectation is the run's
+// last sequence read from the same projection, so when the two disagree the
+// stream's CAS refuses the commit anyway. A run's first commit (its run not
+// yet folded) names nothing. A run that diverged is refused with
+// [ErrRunDiverged].
+func (b *base) chain(c *events.Commit) error {
+	if c.Run == "" {
+		return nil
+	}
+	var d *projection.Divergence
+	err := b.viewRun(c.Run, func(r *projection.Run) { c.Prev, d = r.LastCommit, r.Diverged })
+	if errors.Is(err, ErrRunNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return divergedErr(c.Run, d)
 }

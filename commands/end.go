@@ -8,9 +8,8 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// EndRun ends a run with a cause (default completed). Ended absorbs: a second
-// EndRun, like any later command on the run, gets [ErrRunNotActive].
-func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
+// EndRun answers [Engine.EndRun].
+func (h *runs) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
 	if req.Cause == "" {
 		req.Cause = events.CauseCompleted
 	}
@@ -19,28 +18,28 @@ func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 	default:
 		return nil, fmt.Errorf("end run %s: cause %q: want completed, declined, cancelled or failed: %w", req.Run, req.Cause, ErrInvalidRequest)
 	}
-	e.known(ctx, req.Run)
-	return raced(ctx, e, req.Run, func() (*RunSummary, error) { return e.endRun(ctx, req) })
+	h.known(ctx, req.Run)
+	return raced(ctx, h.base, req.Run, func() (*RunSummary, error) { return h.endRun(ctx, req) })
 }
 
 // endRun is EndRun against the run as this host holds it.
-func (e *Engine) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
-	held := e.lockRun(req.Run)
+func (h *runs) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
+	held := h.lockRun(req.Run)
 	defer held.unlock()
 	var (
 		last   uint64
 		status projection.Status
 	)
-	if err := e.viewRun(req.Run, func(r *projection.Run) { last, status = r.LastSeq, r.Status }); err != nil {
+	if err := h.viewRun(req.Run, func(r *projection.Run) { last, status = r.LastSeq, r.Status }); err != nil {
 		return nil, err
 	}
 	if status == projection.StatusEnded {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
 	}
-	c := e.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})
-	if _, err := e.commit(ctx, c, last); err != nil {
+	c := h.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})
+	if _, err := h.commit(ctx, c, last); err != nil {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, err)
 	}
-	e.forget(req.Run)
-	return e.summary(req.Run)
+	h.forget(req.Run)
+	return h.summary(req.Run)
 }

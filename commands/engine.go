@@ -1,14 +1,11 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/stepgate/stepgate/config"
@@ -72,24 +69,25 @@ type Policy struct {
 // Engine handles commands against one log. All methods are safe for
 // concurrent use; several Engines (hosts) may share one log, and the log's
 // optimistic concurrency decides between them.
+//
+// Each command belongs to one handler, which holds what that capability
+// needs beside the [base] every handler shares (the log, the read model,
+// the configuration, the run locks and the output store): runs (start,
+// catalogue, end, list, show), submitter (a step), awaiter (waiting for a
+// step), replier (tickets, replies and the ticket sweep), registrar (the
+// registry), approvals (saved grants), outputs (the output sweep) and
+// recovery (what a host left in doubt). Engine's methods (api_engine.go)
+// say which handler answers.
 type Engine struct {
-	log   *step.Log
-	proj  *projection.Projector
-	tools *executor.Registry
-	cfg   Config
-
-	store      *executor.OutputStore // the one output boundary
-	locks      runLocks              // one committer per run per host
-	configs    sync.Map              // run id → *runConfig
-	shared     sharedConfig          // what runs' configurations share
-	installed  sync.Map              // location-layer identity → *executor.Tool
-	installVer atomic.Uint64         // bumped at every Install
-	grantRules sync.Map              // project → *grantsCache
-	regCache   atomic.Pointer[registryCache]
-	waits      *stepWaits    // AwaitStep's waiters, answered by one watcher
-	execs      chan struct{} // the host's execution slots
-	lease      *hostLease    // nil: no lease (see StartHost)
-	floor      int           // resultFloor of the output store
+	*base
+	runs      *runs
+	submitter *submitter
+	awaiter   *awaiter
+	replier   *replier
+	registrar *registrar
+	approvals *approvals
+	outputs   *outputs
+	recovery  *recovery
 }
 
 // DefaultMaxCalls is the default bound on the calls of one step.
@@ -145,97 +143,19 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	return &Engine{log: log, proj: proj, tools: tools, cfg: cfg, store: store, waits: newStepWaits(),
-		execs: make(chan struct{}, cfg.MaxExecutions), floor: resultFloor(store)}, nil
-}
-
-// lockRun serialises this host's commits to one run.
-func (e *Engine) lockRun(run string) *runLock {
-	return e.locks.lock(run)
-}
-
-// commit appends c to its run with expectation last and folds it into the
-// projection at once (read-your-writes). A run commit names the run's last
-// commit as its predecessor (the run's hash chain, see chain.go); a run that
-// diverged takes no commit. While NATS is unavailable the same commit is
-// tried again (see commitThrough).
-func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
-	if err := e.chain(c); err != nil {
-		return 0, err
-	}
-	e.fit(c)
-	seq, err := e.commitThrough(ctx, c, last)
-	e.observeCommit(c, err)
-	if err != nil {
-		return 0, err
-	}
-	if err := e.proj.ApplyOwn(seq, c); err != nil {
-		return 0, fmt.Errorf("fold own commit %s at %d: %w", c.ID, seq, err)
-	}
-	return seq, nil
-}
-
-// refresh folds the run's commits this host has not seen yet (after losing a
-// commit race); see syncRun.
-func (e *Engine) refresh(ctx context.Context, run string, after uint64) error {
-	if err := e.syncRun(ctx, run, after); err != nil {
-		return fmt.Errorf("refresh run %s: %w", run, err)
-	}
-	return nil
-}
-
-// newCommit builds an envelope for run.
-func (e *Engine) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
-	c := e.commitOf(run, n, kind, evs)
-	return &c
-}
-
-// commitOf is newCommit as a value, for callers that hold it themselves.
-func (e *Engine) commitOf(run string, n int, kind events.Kind, evs []events.Event) events.Commit {
-	now := e.cfg.Clock()
-	return events.Commit{ID: e.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: e.cfg.Host, Events: evs}
-}
-
-// grantsCache is the saved approvals of one project as of a grants version.
-type grantsCache struct {
-	ver   uint64
-	rules gate.Ruleset
-}
-
-// saved returns a project's approvals in force as allow rules, rebuilt only
-// when grants changed. It calls the projector: never from inside a view.
-func (e *Engine) saved(project string) gate.Ruleset {
-	ver := e.proj.GrantsVersion()
-	if v, ok := e.grantRules.Load(project); ok {
-		if c := v.(*grantsCache); c.ver == ver {
-			return c.rules
-		}
-	}
-	rules := savedRules(project, e.proj.Grants(project))
-	e.grantRules.Store(project, &grantsCache{ver: ver, rules: rules})
-	return rules
-}
-
-// savedRules turns the grants of project among grants into allow rules.
-func savedRules(project string, grants []projection.Grant) gate.Ruleset {
-	var rs gate.Ruleset
-	for _, g := range grants {
-		if g.Project == project {
-			rs = append(rs, gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved})
-		}
-	}
-	return rs
-}
-
-// LoaderPolicy resolves policies from configuration files. A configuration
-// that cannot be read, or an agent no layer defines, resolves to deny-all
-// (and is logged): never ask, never allow.
-func LoaderPolicy(l config.Loader, log *slog.Logger) func(agent, location string) Policy {
-	return func(agent, location string) Policy {
-		eff, err := l.Effective(agent, location)
-		if err != nil {
-			log.Warn("configuration: the agent is denied everything", "agent", agent, "location", location, "err", err)
-		}
-		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}, TicketTTL: eff.TicketTTL}
-	}
+	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store)}
+	reg := &registrar{base: b, tools: tools}
+	grants := &approvals{base: b}
+	steps := &submitter{base: b, reg: reg, grants: grants, execs: make(chan struct{}, cfg.MaxExecutions)}
+	return &Engine{
+		base:      b,
+		runs:      &runs{base: b, reg: reg},
+		submitter: steps,
+		awaiter:   &awaiter{base: b, waits: newStepWaits()},
+		replier:   &replier{base: b, reg: reg, grants: grants, steps: steps},
+		registrar: reg,
+		approvals: grants,
+		outputs:   &outputs{base: b},
+		recovery:  &recovery{base: b, reg: reg, steps: steps},
+	}, nil
 }

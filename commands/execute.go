@@ -12,7 +12,7 @@ import (
 // result lands in its own call, so model order is kept whatever order they
 // finish in. A call starts only under the lease epoch the plan was decided
 // with (see runIn).
-func (p *plan) execute(ctx context.Context, e *Engine) {
+func (p *plan) execute(ctx context.Context, e *submitter) {
 	var allowed []*planned
 	for _, c := range p.calls {
 		if c.runs() {
@@ -32,48 +32,9 @@ func (p *plan) runsAny() bool {
 	return false
 }
 
-// runAll executes prepared calls, concurrently when there are several, each
-// in one of the host's execution slots (see Config.MaxExecutions), and
-// bounds each result at the output store — the one place output is cut.
-// epoch is the host's lease epoch when the calls were decided (leaseEpoch).
-func (e *Engine) runAll(ctx context.Context, epoch uint64, allowed []*planned, lim executor.Limits) {
-	if len(allowed) == 1 {
-		e.runIn(ctx, epoch, allowed[0], lim)
-		return
-	}
-	var wg sync.WaitGroup
-	for _, c := range allowed {
-		wg.Go(func() { e.runIn(ctx, epoch, c, lim) })
-	}
-	wg.Wait()
-}
-
 // LeaseLostResult is the result of a call that did not start because this
 // host's lease lapsed, or was taken over, after the call was decided.
 const LeaseLostResult = "The call did not run: this host lost its lease before the call started"
-
-// runIn runs c once an execution slot is free; a call whose ctx ends while
-// it queues does not run, and says so. Starting the call is the point of no
-// return for its effects: it starts only while this host's lease is valid
-// and is still the one of epoch (a host that was paused past its lease, or
-// whose lease was taken over meanwhile, starts nothing it decided before; a
-// host whose renewals failed for a while, NATS unavailable, waits until it
-// renews the same lease).
-func (e *Engine) runIn(ctx context.Context, epoch uint64, c *planned, lim executor.Limits) {
-	select {
-	case e.execs <- struct{}{}:
-	case <-ctx.Done():
-		c.setResult(executor.ErrorResult("The call did not run: " + context.Cause(ctx).Error()))
-		return
-	}
-	defer func() { <-e.execs }()
-	if !e.leaseFor(ctx, epoch) {
-		c.setResult(executor.ErrorResult(LeaseLostResult))
-		return
-	}
-	defer e.toolDone(c.req.Tool, time.Now())
-	c.run(ctx, e.store, lim)
-}
 
 // run executes the call and records its result, bounded at store.
 func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim executor.Limits) {
@@ -85,4 +46,43 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 		c.spilled = sp
 		c.result.Files = []string{sp.Path}
 	}
+}
+
+// runAll executes prepared calls, concurrently when there are several, each
+// in one of the host's execution slots (see Config.MaxExecutions), and
+// bounds each result at the output store — the one place output is cut.
+// epoch is the host's lease epoch when the calls were decided (leaseEpoch).
+func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned, lim executor.Limits) {
+	if len(allowed) == 1 {
+		h.runIn(ctx, epoch, allowed[0], lim)
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range allowed {
+		wg.Go(func() { h.runIn(ctx, epoch, c, lim) })
+	}
+	wg.Wait()
+}
+
+// runIn runs c once an execution slot is free; a call whose ctx ends while
+// it queues does not run, and says so. Starting the call is the point of no
+// return for its effects: it starts only while this host's lease is valid
+// and is still the one of epoch (a host that was paused past its lease, or
+// whose lease was taken over meanwhile, starts nothing it decided before; a
+// host whose renewals failed for a while, NATS unavailable, waits until it
+// renews the same lease).
+func (h *submitter) runIn(ctx context.Context, epoch uint64, c *planned, lim executor.Limits) {
+	select {
+	case h.execs <- struct{}{}:
+	case <-ctx.Done():
+		c.setResult(executor.ErrorResult("The call did not run: " + context.Cause(ctx).Error()))
+		return
+	}
+	defer func() { <-h.execs }()
+	if !h.leaseFor(ctx, epoch) {
+		c.setResult(executor.ErrorResult(LeaseLostResult))
+		return
+	}
+	defer h.toolDone(c.req.Tool, time.Now())
+	c.run(ctx, h.store, lim)
 }

@@ -25,47 +25,9 @@ var shortening = []executor.Limits{
 // (headers), kept free of the log's limit.
 const envelopeRoom = 4 << 10
 
-// commitBudget is the largest encoded commit fit lets through.
-func (e *Engine) commitBudget() int { return e.log.MaxMsgSize() - envelopeRoom }
-
-// fit keeps a commit within one message: while the encoded commit would
-// exceed the log's limit, its results are shortened at the output store
-// (spilled whole to files of their own, recorded with OutputFileStored,
-// and replaced by previews naming them) — the largest first, then all of
-// them to ever shorter previews (see shortening), at last their media
-// parts to files too. A settle commit therefore always fits: what no bound
-// can shorten is the model's arguments, and a step whose arguments cannot
-// fit is refused before any effect (see checkBudget). It reports whether
-// it changed c; the events it replaces are cloned first (they may be the
-// caller's, kept for a retry). fit decides how far results are shortened,
-// the output store alone cuts them: this is the one place a commit's
-// results are re-bounded, as Bound at execution is the one place output
-// is first cut.
-func (e *Engine) fit(c *events.Commit) bool {
-	budget := e.commitBudget()
-	if boundOf(c.Events) <= budget {
-		return false // the common case: no encoding needed to know
-	}
-	total, err := encodedSize(c)
-	if err != nil || total <= budget {
-		return false // one that does not encode fails at commit the same way
-	}
-	f := fitter{e: e, c: c, total: total}
-	for _, lim := range shortening {
-		if f.total <= budget {
-			break
-		}
-		f.shorten(lim, budget)
-	}
-	if f.total > budget {
-		f.spillMedia(budget) // what text cannot free: media parts to files
-	}
-	return f.owned
-}
-
 // fitter shortens one commit's results and keeps its size up to date.
 type fitter struct {
-	e     *Engine
+	e     *base
 	c     *events.Commit
 	total int // the commit's encoded size, or a little above
 	owned bool
@@ -127,41 +89,6 @@ func (f *fitter) replace(i int, nr events.ToolResultRecorded, n int, sps ...*exe
 	}
 }
 
-// shortenResult bounds r to lim at the output store: a result whose whole
-// output is in a file already gets a shorter preview naming it; any other
-// is spilled to a file of its own (sp). A result the bound would not make
-// smaller (a short text, which the marker and the file's record outweigh)
-// is left as it is.
-func (e *Engine) shortenResult(r events.ToolResultRecorded, lim executor.Limits) (nr events.ToolResultRecorded, sp *executor.Spilled, changed bool) {
-	before := eventSize(r)
-	if len(r.Files) == 0 && before <= e.floor {
-		return r, nil, false // no smaller than a file reference
-	}
-	res := fromEventResult(r)
-	var bounded executor.Result
-	if len(r.Files) > 0 {
-		bounded = e.store.Rebound(res, r.Files[0], lim)
-	} else {
-		bounded, sp = e.store.Bound(res, lim)
-	}
-	nr = toEventResult(r.CallID, bounded)
-	nr.Files = r.Files
-	if sp != nil {
-		nr.Files = append(slices.Clip(r.Files), sp.Path)
-	}
-	after := eventSize(nr)
-	if sp != nil {
-		after += eventSize(spilledEvent(sp))
-	}
-	if after >= before {
-		if sp != nil {
-			_ = os.Remove(sp.Path) // recorded nowhere: not worth keeping
-		}
-		return r, nil, false
-	}
-	return nr, sp, true
-}
-
 // encodedSize is the exact size of c encoded.
 func encodedSize(c *events.Commit) (int, error) {
 	b, err := events.Append(nil, c)
@@ -201,4 +128,77 @@ func (f *fitter) largest(keep func(events.ToolResultRecorded) bool) []sizedResul
 	}
 	slices.SortStableFunc(rs, func(a, b sizedResult) int { return cmp.Compare(b.n, a.n) })
 	return rs
+}
+
+// commitBudget is the largest encoded commit fit lets through.
+func (b *base) commitBudget() int { return b.log.MaxMsgSize() - envelopeRoom }
+
+// fit keeps a commit within one message: while the encoded commit would
+// exceed the log's limit, its results are shortened at the output store
+// (spilled whole to files of their own, recorded with OutputFileStored,
+// and replaced by previews naming them) — the largest first, then all of
+// them to ever shorter previews (see shortening), at last their media
+// parts to files too. A settle commit therefore always fits: what no bound
+// can shorten is the model's arguments, and a step whose arguments cannot
+// fit is refused before any effect (see checkBudget). It reports whether
+// it changed c; the events it replaces are cloned first (they may be the
+// caller's, kept for a retry). fit decides how far results are shortened,
+// the output store alone cuts them: this is the one place a commit's
+// results are re-bounded, as Bound at execution is the one place output
+// is first cut.
+func (b *base) fit(c *events.Commit) bool {
+	budget := b.commitBudget()
+	if boundOf(c.Events) <= budget {
+		return false // the common case: no encoding needed to know
+	}
+	total, err := encodedSize(c)
+	if err != nil || total <= budget {
+		return false // one that does not encode fails at commit the same way
+	}
+	f := fitter{e: b, c: c, total: total}
+	for _, lim := range shortening {
+		if f.total <= budget {
+			break
+		}
+		f.shorten(lim, budget)
+	}
+	if f.total > budget {
+		f.spillMedia(budget) // what text cannot free: media parts to files
+	}
+	return f.owned
+}
+
+// shortenResult bounds r to lim at the output store: a result whose whole
+// output is in a file already gets a shorter preview naming it; any other
+// is spilled to a file of its own (sp). A result the bound would not make
+// smaller (a short text, which the marker and the file's record outweigh)
+// is left as it is.
+func (b *base) shortenResult(r events.ToolResultRecorded, lim executor.Limits) (nr events.ToolResultRecorded, sp *executor.Spilled, changed bool) {
+	before := eventSize(r)
+	if len(r.Files) == 0 && before <= b.floor {
+		return r, nil, false // no smaller than a file reference
+	}
+	res := fromEventResult(r)
+	var bounded executor.Result
+	if len(r.Files) > 0 {
+		bounded = b.store.Rebound(res, r.Files[0], lim)
+	} else {
+		bounded, sp = b.store.Bound(res, lim)
+	}
+	nr = toEventResult(r.CallID, bounded)
+	nr.Files = r.Files
+	if sp != nil {
+		nr.Files = append(slices.Clip(r.Files), sp.Path)
+	}
+	after := eventSize(nr)
+	if sp != nil {
+		after += eventSize(spilledEvent(sp))
+	}
+	if after >= before {
+		if sp != nil {
+			_ = os.Remove(sp.Path) // recorded nowhere: not worth keeping
+		}
+		return r, nil, false
+	}
+	return nr, sp, true
 }

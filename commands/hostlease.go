@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -35,7 +34,7 @@ func (h *Host) takeLease(ctx context.Context) (*hostLease, error) {
 // unless this host is back first. Releasing is best effort: its failure is
 // logged, not returned.
 func (h *Host) releaseLease() error {
-	if h.lease == nil || h.leftInDoubt() {
+	if h.lease == nil || h.recovery.leftInDoubt() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
@@ -44,18 +43,4 @@ func (h *Host) releaseLease() error {
 		h.cfg.Logger.Warn("releasing this host's lease (another host takes it over once it lapses)", "host", h.cfg.Host, "err", err)
 	}
 	return nil
-}
-
-// leftInDoubt reports whether an open run's open step was committed last by
-// this host and has something recovery would settle: a call cleared to run
-// without a result, or every call terminal but the step not finalized.
-func (e *Engine) leftInDoubt() bool {
-	for _, run := range e.proj.OpenRuns() {
-		open := false
-		_ = e.viewRun(run, func(r *projection.Run) { open = needsRecovery(r, e.cfg.Host) })
-		if open {
-			return true
-		}
-	}
-	return false
 }

@@ -261,11 +261,11 @@ func (l *hostLease) release(ctx context.Context) error {
 
 // leaseEpoch returns the epoch of this host's lease when it is valid, for a
 // caller about to start calls (see holds); else an error coded unavailable.
-func (e *Engine) leaseEpoch() (uint64, error) {
-	epoch, ok := e.lease.valid()
+func (b *base) leaseEpoch() (uint64, error) {
+	epoch, ok := b.lease.valid()
 	if !ok {
 		return 0, fmt.Errorf("%w: host %s does not hold its lease (renewals failing or taken over by another host): it starts no call until it does; send again",
-			ErrUnavailable, e.cfg.Host)
+			ErrUnavailable, b.cfg.Host)
 	}
 	return epoch, nil
 }
@@ -274,20 +274,20 @@ func (e *Engine) leaseEpoch() (uint64, error) {
 // once the lease is valid under epoch, waiting for it while renewals fail
 // (for outagePatience at most, as a commit waits for NATS); false when the
 // lease is not the one of epoch any more.
-func (e *Engine) leaseFor(ctx context.Context, epoch uint64) bool {
-	if e.lease.holds(epoch) {
+func (b *base) leaseFor(ctx context.Context, epoch uint64) bool {
+	if b.lease.holds(epoch) {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(ctx, outagePatience)
 	defer cancel()
-	return e.lease.wait(ctx, epoch)
+	return b.lease.wait(ctx, epoch)
 }
 
 // Lease returns what the host knows of its own lease.
-func (e *Engine) Lease() LeaseStatus {
-	if e.lease == nil {
+func (b *base) Lease() LeaseStatus {
+	if b.lease == nil {
 		return LeaseStatus{}
 	}
-	_, held := e.lease.valid()
-	return LeaseStatus{On: true, Held: held, Takeovers: e.lease.takeovers.Load()}
+	_, held := b.lease.valid()
+	return LeaseStatus{On: true, Held: held, Takeovers: b.lease.takeovers.Load()}
 }

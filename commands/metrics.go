@@ -46,39 +46,6 @@ func (noMetrics) Verdict(string)                 {}
 func (noMetrics) ToolDone(string, time.Duration) {}
 func (noMetrics) Resumed(time.Duration)          {}
 
-// observeCommit tells the metrics what the log answered to c, and the
-// verdicts of c once it is appended.
-func (e *Engine) observeCommit(c *events.Commit, err error) {
-	m := e.cfg.Metrics
-	if err != nil {
-		if errors.Is(err, step.ErrConflict) {
-			m.Commit(c.Kind, true)
-		}
-		return
-	}
-	m.Commit(c.Kind, false)
-	for _, ev := range c.Events {
-		if d, ok := ev.(events.PermissionDecided); ok {
-			m.Verdict(d.Verdict)
-		}
-	}
-}
-
-// toolDone tells the metrics that a call of tool ran from start until now.
-// Durations are the wall clock's (time.Now, monotonic), not Config.Clock's:
-// they measure this process, not the log's time.
-func (e *Engine) toolDone(tool string, start time.Time) {
-	e.cfg.Metrics.ToolDone(tool, time.Since(start))
-}
-
-// resumed tells the metrics how long a reply took to resume its call, when
-// it approved one: res is answered once the call's result is committed.
-func (e *Engine) resumed(res *ReplyResult, arrived time.Time) {
-	if res.Approved {
-		e.cfg.Metrics.Resumed(time.Since(arrived))
-	}
-}
-
 // Backlog is what a host has waiting, as its projection holds it: read when
 // asked (a scrape), never kept up per step.
 type Backlog struct {
@@ -114,4 +81,37 @@ func (e *Engine) Lag(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("projector lag: %w", err)
 	}
 	return last - min(applied, last), nil
+}
+
+// observeCommit tells the metrics what the log answered to c, and the
+// verdicts of c once it is appended.
+func (b *base) observeCommit(c *events.Commit, err error) {
+	m := b.cfg.Metrics
+	if err != nil {
+		if errors.Is(err, step.ErrConflict) {
+			m.Commit(c.Kind, true)
+		}
+		return
+	}
+	m.Commit(c.Kind, false)
+	for _, ev := range c.Events {
+		if d, ok := ev.(events.PermissionDecided); ok {
+			m.Verdict(d.Verdict)
+		}
+	}
+}
+
+// toolDone tells the metrics that a call of tool ran from start until now.
+// Durations are the wall clock's (time.Now, monotonic), not Config.Clock's:
+// they measure this process, not the log's time.
+func (b *base) toolDone(tool string, start time.Time) {
+	b.cfg.Metrics.ToolDone(tool, time.Since(start))
+}
+
+// resumed tells the metrics how long a reply took to resume its call, when
+// it approved one: res is answered once the call's result is committed.
+func (b *base) resumed(res *ReplyResult, arrived time.Time) {
+	if res.Approved {
+		b.cfg.Metrics.Resumed(time.Since(arrived))
+	}
 }

@@ -19,13 +19,9 @@ type SweepResult struct {
 	Deleted []string `json:"deleted"`
 }
 
-// SweepOutputs deletes this host's spilled output files whose retention has
-// passed — by the expiry the log recorded for them, or for a file the log
-// does not know, by its age — and records what it deleted in one
-// OutputFileSwept commit. Files still within their retention are kept. Hosts
-// run it at start and every hour; `engine sweep` runs it now.
-func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
-	dir := e.store.Dir()
+// SweepOutputs answers [Engine.SweepOutputs].
+func (h *outputs) SweepOutputs(ctx context.Context) (*SweepResult, error) {
+	dir := h.store.Dir()
 	res := &SweepResult{Dir: dir}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -34,8 +30,8 @@ func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", dir, err)
 	}
-	known := e.proj.Outputs()
-	now := e.cfg.Clock()
+	known := h.proj.Outputs()
+	now := h.cfg.Clock()
 	for _, ent := range entries {
 		if !ent.Type().IsRegular() || !strings.HasPrefix(ent.Name(), "tool_") {
 			continue
@@ -53,7 +49,7 @@ func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 			continue
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			e.cfg.Logger.Warn("sweeping an output file", "path", path, "err", err)
+			h.cfg.Logger.Warn("sweeping an output file", "path", path, "err", err)
 			continue
 		}
 		res.Deleted = append(res.Deleted, path)
@@ -72,7 +68,7 @@ func (e *Engine) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 		return res, nil
 	}
 	slices.Sort(res.Deleted)
-	if err := e.commitSubject(ctx, events.OutputSubject, events.KindSweep,
+	if err := h.commitSubject(ctx, events.OutputSubject, events.KindSweep,
 		[]events.Event{events.OutputFileSwept{Paths: res.Deleted}}); err != nil {
 		return nil, fmt.Errorf("record the output sweep: %w", err)
 	}

@@ -20,19 +20,6 @@ const (
 	maxAttempts = 3
 )
 
-// Recover settles what a crash of this host left open, for every run whose
-// open step this host committed last: a call that started and has no result
-// runs again if it is read-only or idempotent (at most three attempts in
-// all), and is settled as indeterminate otherwise; a step whose calls are
-// all terminal is finalized. Steps left open by other hosts are theirs to
-// recover, or, once a host's lease expired, the host's that takes the lease
-// over (see takeovers), or an operator's, with RecoverHost. StartHost runs
-// it once the projection has caught up and the host holds its lease.
-func (e *Engine) Recover(ctx context.Context) error {
-	_, err := e.recoverHost(ctx, e.cfg.Host)
-	return err
-}
-
 // RecoverRequest names an engine host that is gone for good.
 type RecoverRequest struct {
 	// Host is the gone engine's --host name.
@@ -49,81 +36,6 @@ type RecoverResult struct {
 type RecoveredStep struct {
 	Run  string `json:"run"`
 	Step int    `json:"step"`
-}
-
-// RecoverHost settles, on this host, what the named host left open, exactly
-// as that host would on its own start (see Recover). Hosts with a lease do
-// this on their own once the gone host's lease expired; RecoverHost is for
-// an operator who does not want to wait, or a host without a lease. Named
-// wrongly — the host is alive and still running a call — nothing runs
-// twice that has an effect: that call settles here as indeterminate and the
-// live host's result is refused as a conflict; a read-only call may run
-// twice.
-func (e *Engine) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
-	if req.Host == "" {
-		return nil, fmt.Errorf("recover: name the host: %w", ErrInvalidRequest)
-	}
-	if err := e.proj.Sync(ctx, e.log); err != nil {
-		return nil, err
-	}
-	steps, err := e.recoverHost(ctx, req.Host)
-	return &RecoverResult{Host: req.Host, Steps: steps}, err
-}
-
-// recoverHost recovers every open run whose open step host committed last.
-func (e *Engine) recoverHost(ctx context.Context, host string) ([]RecoveredStep, error) {
-	var (
-		errs  []error
-		steps = []RecoveredStep{}
-	)
-	for _, run := range e.proj.OpenRuns() {
-		n, err := e.recoverRun(ctx, run, host)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("recover run %s: %w", run, err))
-		} else if n > 0 {
-			steps = append(steps, RecoveredStep{Run: run, Step: n})
-		}
-	}
-	return steps, errors.Join(errs...)
-}
-
-// recoverRun settles the open step of run if host committed to it last,
-// and returns its number (0: nothing to do).
-func (e *Engine) recoverRun(ctx context.Context, run, host string) (int, error) {
-	held := e.lockRun(run)
-	defer held.unlock()
-	var w *progress
-	reg := e.effective()
-	if err := e.viewRun(run, func(r *projection.Run) {
-		if !needsRecovery(r, host) {
-			return
-		}
-		s := r.Step(len(r.Steps))
-		cfg := e.config(r)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover, limits: cfg.limits}
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			if c.Terminal() || !inDoubt(r, c) {
-				continue
-			}
-			p := e.rerun(reg, cfg, run, s.N, c, answersOf(r, c))
-			switch {
-			case p.terminal:
-				w.first = append(w.first, p.result)
-			case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
-				w.first = append(w.first, resultEvent(c.ID, IndeterminateResult))
-			default:
-				w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
-				w.exec = append(w.exec, p)
-			}
-		}
-		for _, t := range otherPending(r, "") {
-			w.remaining = append(w.remaining, t.ID)
-		}
-	}); err != nil || w == nil {
-		return 0, err
-	}
-	return w.step, e.advance(ctx, w)
 }
 
 // needsRecovery reports whether host's recovery has something to settle in
@@ -163,4 +75,92 @@ func answersOf(r *projection.Run, c *projection.Call) []byte {
 		return t.Resolution.Answers
 	}
 	return nil
+}
+
+// leftInDoubt reports whether an open run's open step was committed last by
+// this host and has something recovery would settle: a call cleared to run
+// without a result, or every call terminal but the step not finalized.
+func (h *recovery) leftInDoubt() bool {
+	for _, run := range h.proj.OpenRuns() {
+		open := false
+		_ = h.viewRun(run, func(r *projection.Run) { open = needsRecovery(r, h.cfg.Host) })
+		if open {
+			return true
+		}
+	}
+	return false
+}
+
+// Recover answers [Engine.Recover].
+func (h *recovery) Recover(ctx context.Context) error {
+	_, err := h.recoverHost(ctx, h.cfg.Host)
+	return err
+}
+
+// RecoverHost answers [Engine.RecoverHost].
+func (h *recovery) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
+	if req.Host == "" {
+		return nil, fmt.Errorf("recover: name the host: %w", ErrInvalidRequest)
+	}
+	if err := h.proj.Sync(ctx, h.log); err != nil {
+		return nil, err
+	}
+	steps, err := h.recoverHost(ctx, req.Host)
+	return &RecoverResult{Host: req.Host, Steps: steps}, err
+}
+
+// recoverHost recovers every open run whose open step host committed last.
+func (h *recovery) recoverHost(ctx context.Context, host string) ([]RecoveredStep, error) {
+	var (
+		errs  []error
+		steps = []RecoveredStep{}
+	)
+	for _, run := range h.proj.OpenRuns() {
+		n, err := h.recoverRun(ctx, run, host)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("recover run %s: %w", run, err))
+		} else if n > 0 {
+			steps = append(steps, RecoveredStep{Run: run, Step: n})
+		}
+	}
+	return steps, errors.Join(errs...)
+}
+
+// recoverRun settles the open step of run if host committed to it last,
+// and returns its number (0: nothing to do).
+func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error) {
+	held := h.lockRun(run)
+	defer held.unlock()
+	var w *progress
+	reg := h.reg.effective()
+	if err := h.viewRun(run, func(r *projection.Run) {
+		if !needsRecovery(r, host) {
+			return
+		}
+		s := r.Step(len(r.Steps))
+		cfg := h.config(r)
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover, limits: cfg.limits}
+		for i := range s.Calls {
+			c := &s.Calls[i]
+			if c.Terminal() || !inDoubt(r, c) {
+				continue
+			}
+			p := h.steps.rerun(reg, cfg, run, s.N, c, answersOf(r, c))
+			switch {
+			case p.terminal:
+				w.first = append(w.first, p.result)
+			case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
+				w.first = append(w.first, resultEvent(c.ID, IndeterminateResult))
+			default:
+				w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
+				w.exec = append(w.exec, p)
+			}
+		}
+		for _, t := range otherPending(r, "") {
+			w.remaining = append(w.remaining, t.ID)
+		}
+	}); err != nil || w == nil {
+		return 0, err
+	}
+	return w.step, h.steps.advance(ctx, w)
 }

@@ -25,211 +25,6 @@ const (
 // RejectedWith is the result of a call rejected with feedback.
 func RejectedWith(feedback string) string { return "The user rejected this call: " + feedback }
 
-// Reply answers a ticket: once, always or reject (permission), answer or
-// reject (input). It is validated first — unknown, already resolved,
-// expired, stale, wrong kind — each failure with its own error and no commit.
-// An approval is checked again against the run's pinned rules and the
-// current configuration; a deny in either blocks the call. "always" saves the
-// ticket's save patterns for the project and approves every other pending
-// ticket of the project that now evaluates to allow. A reject cascades to
-// the run's other pending tickets, and without a message ends the run
-// declined. Approved calls run on this host; the step's results are in the
-// answer once it is final.
-func (e *Engine) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error) {
-	arrived := time.Now() // for the resume latency (see Metrics.Resumed)
-	switch req.Reply {
-	case events.ReplyOnce, events.ReplyAlways, events.ReplyReject, events.ReplyAnswer:
-	default:
-		return nil, fmt.Errorf("reply %q: want once, always, reject or answer: %w", req.Reply, ErrInvalidRequest)
-	}
-	if req.Principal == "" {
-		return nil, fmt.Errorf("reply to %s: who replies is required: %w", req.Ticket, ErrInvalidRequest)
-	}
-	// A reply decides with authority, so against the log as it is now: the
-	// ticket may have been issued, its tool replaced or a grant revoked on
-	// another host a moment ago. Replies come at a person's pace; the sync
-	// costs one round trip.
-	if events.ValidID(req.Ticket) {
-		if err := e.syncAll(ctx); err != nil {
-			return nil, fmt.Errorf("reply to %s: %w", req.Ticket, err)
-		}
-	}
-	run := e.proj.TicketRun(req.Ticket)
-	if run == "" || (req.Run != "" && req.Run != run) {
-		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
-	}
-	rechecked := false
-	for attempt := 0; ; attempt++ {
-		res, grantProject, err := e.replyOnce(ctx, run, req)
-		if errors.Is(err, step.ErrConflict) && attempt < maxRaceRetries {
-			if rerr := e.catchUp(ctx, run); rerr != nil {
-				return nil, rerr
-			}
-			continue // validate again: another host may have answered it
-		}
-		if err != nil && !rechecked {
-			rechecked = true
-			var again bool
-			if again, err = e.recheck(ctx, run, err); again {
-				continue // issued, or made to await, by a commit this host had not folded
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		e.resumed(res, arrived)
-		if grantProject != "" {
-			e.approveProject(ctx, grantProject, run)
-		}
-		return res, nil
-	}
-}
-
-// replyOnce validates and commits one reply under the run's lock. It
-// returns the project whose other runs an "always" may unblock.
-func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*ReplyResult, string, error) {
-	held := e.lockRun(run)
-	defer held.unlock()
-	var (
-		w       progress
-		cfg     *runConfig
-		err     error
-		res     = &ReplyResult{Ticket: req.Ticket, Run: run}
-		project string
-		grants  []projection.Grant // only an "always" saves and reads grants
-		current gate.Ruleset       // only an approval is checked again
-	)
-	// Both are read before the view: a view must not call the projector or
-	// read configuration files.
-	if req.Reply == events.ReplyAlways {
-		grants = e.proj.Grants("")
-	}
-	if req.Reply != events.ReplyReject {
-		if current, err = e.currentRules(run); err != nil {
-			return nil, "", err
-		}
-	}
-	reg := e.effective()
-	verr := e.viewRun(run, func(r *projection.Run) {
-		t := r.Ticket(req.Ticket)
-		switch {
-		case t == nil:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
-			return
-		case !t.Pending() || r.Status != projection.StatusAwaiting:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
-			return
-		case t.Deadline != nil && !e.cfg.Clock().Before(*t.Deadline):
-			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
-			return
-		}
-		if !shown(reg, t.Tool, t.Identity) {
-			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
-			return
-		}
-		fits := req.Reply == events.ReplyReject ||
-			(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
-		if !fits {
-			err = fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
-			return
-		}
-		cfg = e.config(r)
-		res.Step = t.Step
-		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		project = e.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
-	})
-	if verr != nil {
-		return nil, "", verr
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	if err := e.advance(ctx, &w); err != nil {
-		return nil, "", err
-	}
-	if len(w.remaining) == 0 {
-		_ = e.viewRun(run, func(r *projection.Run) {
-			if s := r.Step(w.step); s != nil && s.Final {
-				res.Outcome = outcomeOf(r.ID, s)
-			}
-		})
-	}
-	return res, project, nil
-}
-
-// settleReply decides, under the projector's view of r, what the reply does
-// to every pending ticket of the run, into w. It returns the project when an
-// "always" saved approvals.
-func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
-	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
-	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
-		Answers: req.Answers, Principal: req.Principal}
-	others := otherPending(r, t.ID)
-	s := r.Step(t.Step)
-	if req.Reply == events.ReplyReject {
-		result := RejectedResult
-		if req.Message != "" {
-			result = RejectedWith(req.Message)
-		} else {
-			w.end = &events.RunEnded{Cause: events.CauseDeclined, Reason: "rejected by " + req.Principal}
-		}
-		w.first = append(w.first, resolved, resultEvent(t.CallID, result))
-		for _, o := range others {
-			w.first = append(w.first,
-				events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedCascade, By: t.ID, Principal: req.Principal},
-				resultEvent(o.CallID, RejectedRelatedResult))
-		}
-		return ""
-	}
-	// An approval (or answers): check again against the pinned rules and the
-	// configuration as it is now. Resuming never widens authority.
-	if reason, rule, denied := recheck(t.Requests, cfg.rules, current); denied {
-		resolved.Message = reason
-		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: reason, Rule: ruleRef(rule)},
-			resultEvent(t.CallID, "blocked: "+reason))
-		w.remaining = ids(others)
-		return ""
-	}
-	resolved.Approved, res.Approved = true, true
-	w.first = append(w.first, resolved)
-	e.approve(reg, cfg, r, s, t, req.Answers, w)
-	project := ""
-	var saved gate.Ruleset
-	if req.Reply == events.ReplyAlways {
-		fresh := e.newGrants(cfg.project, t, req.Principal, grants)
-		for _, g := range fresh {
-			w.first = append(w.first, g)
-		}
-		saved = append(savedRules(cfg.project, grants), grantRules(fresh)...)
-		project = cfg.project
-	}
-	for _, o := range others {
-		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && allows(o.Requests, cfg.rules, current, saved) {
-			w.first = append(w.first, events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedAuto,
-				Approved: true, By: t.ID, Principal: req.Principal})
-			e.approve(reg, cfg, r, s, o, nil, w)
-			continue
-		}
-		w.remaining = append(w.remaining, o.ID)
-	}
-	return project
-}
-
-// approve adds an approved call to w: ToolCallStarted when it has an effect,
-// then it runs after the resolve commit.
-func (e *Engine) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
-	c := s.Call(t.CallID)
-	p := e.rerun(reg, cfg, r.ID, s.N, c, answers)
-	if p.terminal {
-		w.first = append(w.first, p.result)
-		return
-	}
-	if p.tool.Descriptor().Effect != descriptor.ReadOnly {
-		w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
-	}
-	w.exec = append(w.exec, p)
-}
-
 // recheck reports a deny by the pinned rules or the current configuration.
 func recheck(reqs []events.Request, pinned, current gate.Ruleset) (string, *gate.Rule, bool) {
 	for _, req := range reqs {
@@ -254,30 +49,6 @@ func allows(reqs []events.Request, pinned, current, saved gate.Ruleset) bool {
 		}
 	}
 	return true
-}
-
-// newGrants are the approvals an "always" saves: each save pattern of the
-// ticket's requests, less those the project has in force already.
-func (e *Engine) newGrants(project string, t *projection.Ticket, principal string, grants []projection.Grant) []events.ApprovalSaved {
-	have := map[[2]string]bool{}
-	for _, g := range grants {
-		if g.Project == project {
-			have[[2]string{g.Action, g.Resource}] = true
-		}
-	}
-	var out []events.ApprovalSaved
-	for _, req := range t.Requests {
-		for _, pat := range req.Save {
-			k := [2]string{req.Action, pat}
-			if have[k] {
-				continue
-			}
-			have[k] = true
-			out = append(out, events.ApprovalSaved{ID: e.cfg.IDs.New(e.cfg.Clock()), Project: project,
-				Action: req.Action, Resource: pat, Principal: principal, Ticket: t.ID})
-		}
-	}
-	return out
 }
 
 func grantRules(gs []events.ApprovalSaved) gate.Ruleset {
@@ -312,42 +83,262 @@ func resultEvent(callID, text string) events.ToolResultRecorded {
 	return toEventResult(callID, executor.ErrorResult(text))
 }
 
+// Reply answers [Engine.Reply].
+func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error) {
+	arrived := time.Now() // for the resume latency (see Metrics.Resumed)
+	switch req.Reply {
+	case events.ReplyOnce, events.ReplyAlways, events.ReplyReject, events.ReplyAnswer:
+	default:
+		return nil, fmt.Errorf("reply %q: want once, always, reject or answer: %w", req.Reply, ErrInvalidRequest)
+	}
+	if req.Principal == "" {
+		return nil, fmt.Errorf("reply to %s: who replies is required: %w", req.Ticket, ErrInvalidRequest)
+	}
+	// A reply decides with authority, so against the log as it is now: the
+	// ticket may have been issued, its tool replaced or a grant revoked on
+	// another host a moment ago. Replies come at a person's pace; the sync
+	// costs one round trip.
+	if events.ValidID(req.Ticket) {
+		if err := h.syncAll(ctx); err != nil {
+			return nil, fmt.Errorf("reply to %s: %w", req.Ticket, err)
+		}
+	}
+	run := h.proj.TicketRun(req.Ticket)
+	if run == "" || (req.Run != "" && req.Run != run) {
+		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
+	}
+	rechecked := false
+	for attempt := 0; ; attempt++ {
+		res, grantProject, err := h.replyOnce(ctx, run, req)
+		if errors.Is(err, step.ErrConflict) && attempt < maxRaceRetries {
+			if rerr := h.catchUp(ctx, run); rerr != nil {
+				return nil, rerr
+			}
+			continue // validate again: another host may have answered it
+		}
+		if err != nil && !rechecked {
+			rechecked = true
+			var again bool
+			if again, err = h.recheck(ctx, run, err); again {
+				continue // issued, or made to await, by a commit this host had not folded
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		h.resumed(res, arrived)
+		if grantProject != "" {
+			h.approveProject(ctx, grantProject, run)
+		}
+		return res, nil
+	}
+}
+
+// replyOnce validates and commits one reply under the run's lock. It
+// returns the project whose other runs an "always" may unblock.
+func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (*ReplyResult, string, error) {
+	held := h.lockRun(run)
+	defer held.unlock()
+	var (
+		w       progress
+		cfg     *runConfig
+		err     error
+		res     = &ReplyResult{Ticket: req.Ticket, Run: run}
+		project string
+		grants  []projection.Grant // only an "always" saves and reads grants
+		current gate.Ruleset       // only an approval is checked again
+	)
+	// Both are read before the view: a view must not call the projector or
+	// read configuration files.
+	if req.Reply == events.ReplyAlways {
+		grants = h.proj.Grants("")
+	}
+	if req.Reply != events.ReplyReject {
+		if current, err = h.currentRules(run); err != nil {
+			return nil, "", err
+		}
+	}
+	reg := h.reg.effective()
+	verr := h.viewRun(run, func(r *projection.Run) {
+		t := r.Ticket(req.Ticket)
+		switch {
+		case t == nil:
+			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
+			return
+		case !t.Pending() || r.Status != projection.StatusAwaiting:
+			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
+			return
+		case t.Deadline != nil && !h.cfg.Clock().Before(*t.Deadline):
+			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
+			return
+		}
+		if !shown(reg, t.Tool, t.Identity) {
+			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
+			return
+		}
+		fits := req.Reply == events.ReplyReject ||
+			(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
+		if !fits {
+			err = fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
+			return
+		}
+		cfg = h.config(r)
+		res.Step = t.Step
+		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
+		project = h.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
+	})
+	if verr != nil {
+		return nil, "", verr
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := h.steps.advance(ctx, &w); err != nil {
+		return nil, "", err
+	}
+	if len(w.remaining) == 0 {
+		_ = h.viewRun(run, func(r *projection.Run) {
+			if s := r.Step(w.step); s != nil && s.Final {
+				res.Outcome = outcomeOf(r.ID, s)
+			}
+		})
+	}
+	return res, project, nil
+}
+
+// settleReply decides, under the projector's view of r, what the reply does
+// to every pending ticket of the run, into w. It returns the project when an
+// "always" saved approvals.
+func (h *replier) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
+	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
+	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
+		Answers: req.Answers, Principal: req.Principal}
+	others := otherPending(r, t.ID)
+	s := r.Step(t.Step)
+	if req.Reply == events.ReplyReject {
+		result := RejectedResult
+		if req.Message != "" {
+			result = RejectedWith(req.Message)
+		} else {
+			w.end = &events.RunEnded{Cause: events.CauseDeclined, Reason: "rejected by " + req.Principal}
+		}
+		w.first = append(w.first, resolved, resultEvent(t.CallID, result))
+		for _, o := range others {
+			w.first = append(w.first,
+				events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedCascade, By: t.ID, Principal: req.Principal},
+				resultEvent(o.CallID, RejectedRelatedResult))
+		}
+		return ""
+	}
+	// An approval (or answers): check again against the pinned rules and the
+	// configuration as it is now. Resuming never widens authority.
+	if reason, rule, denied := recheck(t.Requests, cfg.rules, current); denied {
+		resolved.Message = reason
+		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: reason, Rule: ruleRef(rule)},
+			resultEvent(t.CallID, "blocked: "+reason))
+		w.remaining = ids(others)
+		return ""
+	}
+	resolved.Approved, res.Approved = true, true
+	w.first = append(w.first, resolved)
+	h.approve(reg, cfg, r, s, t, req.Answers, w)
+	project := ""
+	var saved gate.Ruleset
+	if req.Reply == events.ReplyAlways {
+		fresh := h.newGrants(cfg.project, t, req.Principal, grants)
+		for _, g := range fresh {
+			w.first = append(w.first, g)
+		}
+		saved = append(savedRules(cfg.project, grants), grantRules(fresh)...)
+		project = cfg.project
+	}
+	for _, o := range others {
+		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && allows(o.Requests, cfg.rules, current, saved) {
+			w.first = append(w.first, events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedAuto,
+				Approved: true, By: t.ID, Principal: req.Principal})
+			h.approve(reg, cfg, r, s, o, nil, w)
+			continue
+		}
+		w.remaining = append(w.remaining, o.ID)
+	}
+	return project
+}
+
+// approve adds an approved call to w: ToolCallStarted when it has an effect,
+// then it runs after the resolve commit.
+func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+	c := s.Call(t.CallID)
+	p := h.steps.rerun(reg, cfg, r.ID, s.N, c, answers)
+	if p.terminal {
+		w.first = append(w.first, p.result)
+		return
+	}
+	if p.tool.Descriptor().Effect != descriptor.ReadOnly {
+		w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
+	}
+	w.exec = append(w.exec, p)
+}
+
+// newGrants are the approvals an "always" saves: each save pattern of the
+// ticket's requests, less those the project has in force already.
+func (h *replier) newGrants(project string, t *projection.Ticket, principal string, grants []projection.Grant) []events.ApprovalSaved {
+	have := map[[2]string]bool{}
+	for _, g := range grants {
+		if g.Project == project {
+			have[[2]string{g.Action, g.Resource}] = true
+		}
+	}
+	var out []events.ApprovalSaved
+	for _, req := range t.Requests {
+		for _, pat := range req.Save {
+			k := [2]string{req.Action, pat}
+			if have[k] {
+				continue
+			}
+			have[k] = true
+			out = append(out, events.ApprovalSaved{ID: h.cfg.IDs.New(h.cfg.Clock()), Project: project,
+				Action: req.Action, Resource: pat, Principal: principal, Ticket: t.ID})
+		}
+	}
+	return out
+}
+
 // approveProject lets other runs of the project use the approvals an
 // "always" just saved: each pending ticket that now evaluates to allow is
 // approved and its call runs. Best effort: a failure is logged, the ticket
 // stays pending for a human.
-func (e *Engine) approveProject(ctx context.Context, project, except string) {
-	for _, run := range e.proj.PendingRuns(project) {
+func (h *replier) approveProject(ctx context.Context, project, except string) {
+	for _, run := range h.proj.PendingRuns(project) {
 		if run == except {
 			continue
 		}
-		if err := e.autoApprove(ctx, project, run); err != nil {
-			e.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
+		if err := h.autoApprove(ctx, project, run); err != nil {
+			h.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
 		}
 	}
 }
 
 // autoApprove approves the pending tickets of one run of project that the
 // project's saved approvals now allow.
-func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
-	held := e.lockRun(run)
+func (h *replier) autoApprove(ctx context.Context, project, run string) error {
+	held := h.lockRun(run)
 	defer held.unlock()
 	var (
 		w               *progress
 		other           bool
 		agent, location string
 	)
-	if err := e.viewRun(run, func(r *projection.Run) {
-		other = e.config(r).project != project || r.Status != projection.StatusAwaiting
+	if err := h.viewRun(run, func(r *projection.Run) {
+		other = h.config(r).project != project || r.Status != projection.StatusAwaiting
 		agent, location = r.Snapshot.Agent, r.Snapshot.Location
 	}); err != nil || other {
 		return err // a run of another project, or no longer waiting: its configuration is not read
 	}
-	saved := e.saved(project)
-	current := e.cfg.Policy(agent, location).Rules
-	reg := e.effective()
-	if err := e.viewRun(run, func(r *projection.Run) {
-		cfg := e.config(r)
+	saved := h.grants.saved(project)
+	current := h.cfg.Policy(agent, location).Rules
+	reg := h.reg.effective()
+	if err := h.viewRun(run, func(r *projection.Run) {
+		cfg := h.config(r)
 		if cfg.project != project || r.Status != projection.StatusAwaiting {
 			return
 		}
@@ -365,7 +356,7 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
 		for _, t := range approved {
 			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
-			e.approve(reg, cfg, r, s, t, nil, w)
+			h.approve(reg, cfg, r, s, t, nil, w)
 		}
 		for _, t := range pending {
 			if !slices.Contains(approved, t) {
@@ -375,15 +366,15 @@ func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	}); err != nil || w == nil {
 		return err
 	}
-	return e.advance(ctx, w)
+	return h.steps.advance(ctx, w)
 }
 
 // currentRules is the configuration's ruleset for the run's agent and
 // location as it is now. It reads files: never call it inside a view.
-func (e *Engine) currentRules(run string) (gate.Ruleset, error) {
+func (h *replier) currentRules(run string) (gate.Ruleset, error) {
 	var agent, location string
-	if err := e.viewRun(run, func(r *projection.Run) { agent, location = r.Snapshot.Agent, r.Snapshot.Location }); err != nil {
+	if err := h.viewRun(run, func(r *projection.Run) { agent, location = r.Snapshot.Agent, r.Snapshot.Location }); err != nil {
 		return nil, err
 	}
-	return e.cfg.Policy(agent, location).Rules, nil
+	return h.cfg.Policy(agent, location).Rules, nil
 }

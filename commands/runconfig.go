@@ -30,10 +30,22 @@ type runConfig struct {
 	tools     *map[string]string
 }
 
+// ruleRef returns rule as a verdict records it. A configured rule's record
+// is shared by every verdict it decides; other rules (saved approvals) get
+// their own.
+func (c *runConfig) ruleRef(rule *gate.Rule) *events.Rule {
+	for i := range c.rules {
+		if &c.rules[i] == rule {
+			return &c.records[i]
+		}
+	}
+	return ruleRef(rule)
+}
+
 // config returns the run's decision inputs, from the cache when its
 // catalogue fingerprint still matches. Called under the projector's view of r.
-func (e *Engine) config(r *projection.Run) *runConfig {
-	if v, ok := e.configs.Load(r.ID); ok {
+func (b *base) config(r *projection.Run) *runConfig {
+	if v, ok := b.configs.Load(r.ID); ok {
 		if c := v.(*runConfig); c.fingerprint == r.Catalog.Fingerprint {
 			return c
 		}
@@ -47,8 +59,8 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 		ttl:         time.Duration(r.Snapshot.TicketTTLMs) * time.Millisecond,
 		limits:      executor.Limits{MaxLines: r.Snapshot.Limits.MaxLines, MaxBytes: r.Snapshot.Limits.MaxBytes},
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
-		converted:   e.shared.policyOf(r.Snapshot.Rules),
-		tools:       e.shared.catalogOf(r.Catalog.Tools),
+		converted:   b.shared.policyOf(r.Snapshot.Rules),
+		tools:       b.shared.catalogOf(r.Catalog.Tools),
 	}
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies
@@ -57,21 +69,9 @@ func (e *Engine) config(r *projection.Run) *runConfig {
 	if err := nw.UnmarshalText([]byte(r.Snapshot.Narrowing)); err == nil {
 		c.narrowing = nw
 	}
-	e.configs.Store(r.ID, c)
+	b.configs.Store(r.ID, c)
 	return c
 }
 
 // forget drops a run's cached configuration (the run ended).
-func (e *Engine) forget(run string) { e.configs.Delete(run) }
-
-// ruleRef returns rule as a verdict records it. A configured rule's record
-// is shared by every verdict it decides; other rules (saved approvals) get
-// their own.
-func (c *runConfig) ruleRef(rule *gate.Rule) *events.Rule {
-	for i := range c.rules {
-		if &c.rules[i] == rule {
-			return &c.records[i]
-		}
-	}
-	return ruleRef(rule)
-}
+func (b *base) forget(run string) { b.configs.Delete(run) }

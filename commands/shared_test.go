@@ -35,7 +35,7 @@ func manyRules(n int, resource string) []events.Rule {
 // configuration a host keeps per run costs a few hundred bytes, not a copy
 // of the ruleset (3.5 KB a waiting run before, the largest part of it).
 func TestRunsShareTheirConvertedRules(t *testing.T) {
-	e := &Engine{}
+	e := &base{}
 	rules := manyRules(40, "**")
 	const n = 2000
 	runs := make([]*projection.Run, n)
@@ -63,7 +63,7 @@ func TestRunsShareTheirConvertedRules(t *testing.T) {
 // a run whose snapshot names another run's policy digest but carries other
 // rules is decided by its own rules.
 func TestSharedRulesAreKeyedByContentNotByClaimedDigest(t *testing.T) {
-	e := &Engine{}
+	e := &base{}
 	a := e.config(waitingRun("a", manyRules(3, "**"), "same"))
 	b := e.config(waitingRun("b", manyRules(3, "secrets/*"), "same"))
 	if a.converted == b.converted {
@@ -84,7 +84,7 @@ func TestSharedRulesAreKeyedByContentNotByClaimedDigest(t *testing.T) {
 // A shared value lives as long as a run's configuration points to it: once
 // the runs are forgotten (ended), the host holds none of their rules.
 func TestSharedRulesGoWithTheirRuns(t *testing.T) {
-	e := &Engine{}
+	e := &base{}
 	for i := range 50 {
 		e.config(waitingRun(fmt.Sprintf("run%d", i), manyRules(5, fmt.Sprintf("dir%d/*", i)), "d"))
 	}

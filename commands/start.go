@@ -14,81 +14,6 @@ import (
 	"github.com/stepgate/stepgate/gate"
 )
 
-// StartRun starts a run and pins its snapshot: the agent's resolved ruleset
-// with sources, the run's overrides, narrowing, output limits and the engine
-// version. The start commit also records the first advertised catalogue.
-//
-// With a client-chosen run id (req.Run) it is idempotent: a start of a run
-// that exists with the same agent, location, project, overrides and
-// narrowing (a retry after a lost answer) returns that run and the tools
-// visible to it now; with anything else, [ErrConflict].
-func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
-	if req.Agent == "" {
-		req.Agent = "build"
-	}
-	if req.Run != "" && !events.ValidID(req.Run) {
-		return nil, fmt.Errorf("run id %q: want a ULID: %w", req.Run, ErrInvalidRequest)
-	}
-	if err := checkLocation(req.Location); err != nil {
-		return nil, err
-	}
-	for _, r := range req.Rules {
-		if err := checkOverride(r); err != nil {
-			return nil, err
-		}
-	}
-	if req.Project == "" {
-		sum := sha256.Sum256([]byte(req.Location))
-		req.Project = hex.EncodeToString(sum[:8])
-	}
-	var ttl time.Duration
-	if req.TicketTTL != "" {
-		d, err := time.ParseDuration(req.TicketTTL)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("ticket ttl %q: want a positive duration: %w", req.TicketTTL, ErrInvalidRequest)
-		}
-		ttl = d
-	}
-	if !validProject(req.Project) {
-		return nil, fmt.Errorf("project %q: letters, digits, - and _ only, at most 64: %w", req.Project, ErrInvalidRequest)
-	}
-	pol := e.cfg.Policy(req.Agent, req.Location)
-	if pol.TicketTTL > 0 && (ttl == 0 || ttl > pol.TicketTTL) {
-		ttl = pol.TicketTTL // the configuration's deadline; a run may only shorten it
-	}
-	rules := slices.Clone(pol.Rules)
-	limits := e.cfg.Limits
-	if pol.Limits.MaxLines > 0 {
-		limits.MaxLines = pol.Limits.MaxLines
-	}
-	if pol.Limits.MaxBytes > 0 {
-		limits.MaxBytes = pol.Limits.MaxBytes
-	}
-	for _, r := range req.Rules {
-		r.Source = gate.SourceRun
-		rules = append(rules, r)
-	}
-	narrowing := gate.Configured
-	if req.DisableTools {
-		narrowing = gate.DenyAll
-	}
-	cat, adv := e.catalog(rules, narrowing)
-	started := events.RunStarted{
-		Agent: req.Agent, Location: req.Location, Project: req.Project,
-		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: limits,
-		PolicyDigest: rules.Digest(), EngineVersion: e.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
-	}
-	if req.Run != "" {
-		return e.startChosen(ctx, req.Run, started, adv, cat)
-	}
-	run := e.cfg.IDs.New(e.cfg.Clock())
-	c := e.newCommit(run, 0, events.KindStart, started, adv)
-	if _, err := e.commit(ctx, c, 0); err != nil {
-		return nil, fmt.Errorf("start run: %w", err)
-	}
-	return &RunInfo{Run: run, Catalog: cat}, nil
-}
-
 func checkLocation(loc string) error {
 	if loc == "" || !filepath.IsAbs(loc) || filepath.Clean(loc) != loc {
 		return fmt.Errorf("location %q: must be a clean absolute path: %w", loc, ErrInvalidRequest)
@@ -130,4 +55,72 @@ func validProject(p string) bool {
 		}
 	}
 	return true
+}
+
+// StartRun answers [Engine.StartRun].
+func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
+	if req.Agent == "" {
+		req.Agent = "build"
+	}
+	if req.Run != "" && !events.ValidID(req.Run) {
+		return nil, fmt.Errorf("run id %q: want a ULID: %w", req.Run, ErrInvalidRequest)
+	}
+	if err := checkLocation(req.Location); err != nil {
+		return nil, err
+	}
+	for _, r := range req.Rules {
+		if err := checkOverride(r); err != nil {
+			return nil, err
+		}
+	}
+	if req.Project == "" {
+		sum := sha256.Sum256([]byte(req.Location))
+		req.Project = hex.EncodeToString(sum[:8])
+	}
+	var ttl time.Duration
+	if req.TicketTTL != "" {
+		d, err := time.ParseDuration(req.TicketTTL)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("ticket ttl %q: want a positive duration: %w", req.TicketTTL, ErrInvalidRequest)
+		}
+		ttl = d
+	}
+	if !validProject(req.Project) {
+		return nil, fmt.Errorf("project %q: letters, digits, - and _ only, at most 64: %w", req.Project, ErrInvalidRequest)
+	}
+	pol := h.cfg.Policy(req.Agent, req.Location)
+	if pol.TicketTTL > 0 && (ttl == 0 || ttl > pol.TicketTTL) {
+		ttl = pol.TicketTTL // the configuration's deadline; a run may only shorten it
+	}
+	rules := slices.Clone(pol.Rules)
+	limits := h.cfg.Limits
+	if pol.Limits.MaxLines > 0 {
+		limits.MaxLines = pol.Limits.MaxLines
+	}
+	if pol.Limits.MaxBytes > 0 {
+		limits.MaxBytes = pol.Limits.MaxBytes
+	}
+	for _, r := range req.Rules {
+		r.Source = gate.SourceRun
+		rules = append(rules, r)
+	}
+	narrowing := gate.Configured
+	if req.DisableTools {
+		narrowing = gate.DenyAll
+	}
+	cat, adv := h.catalog(rules, narrowing)
+	started := events.RunStarted{
+		Agent: req.Agent, Location: req.Location, Project: req.Project,
+		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: limits,
+		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
+	}
+	if req.Run != "" {
+		return h.startChosen(ctx, req.Run, started, adv, cat)
+	}
+	run := h.cfg.IDs.New(h.cfg.Clock())
+	c := h.newCommit(run, 0, events.KindStart, started, adv)
+	if _, err := h.commit(ctx, c, 0); err != nil {
+		return nil, fmt.Errorf("start run: %w", err)
+	}
+	return &RunInfo{Run: run, Catalog: cat}, nil
 }

@@ -12,19 +12,30 @@ import (
 	"github.com/stepgate/stepgate/step"
 )
 
+// runRules returns the run's own overrides among rules.
+func runRules(rules []events.Rule) []events.Rule {
+	var out []events.Rule
+	for _, r := range rules {
+		if r.Source == string(gate.SourceRun) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // startChosen starts the run with the client-chosen id run, or — when that
 // run exists already (an earlier attempt of the same start committed it) —
 // answers with it, provided it was started the same way.
-func (e *Engine) startChosen(ctx context.Context, run string, started events.RunStarted, adv events.CatalogAdvertised, cat Catalog) (*RunInfo, error) {
-	e.known(ctx, run)
-	held := e.lockRun(run) // attempts of one start on this host, one at a time
-	exists, err := e.startedAs(run, started)
+func (h *runs) startChosen(ctx context.Context, run string, started events.RunStarted, adv events.CatalogAdvertised, cat Catalog) (*RunInfo, error) {
+	h.known(ctx, run)
+	held := h.lockRun(run) // attempts of one start on this host, one at a time
+	exists, err := h.startedAs(run, started)
 	if err == nil && !exists {
-		c := e.newCommit(run, 0, events.KindStart, started, adv)
-		_, err = e.commit(ctx, c, 0)
+		c := h.newCommit(run, 0, events.KindStart, started, adv)
+		_, err = h.commit(ctx, c, 0)
 		if errors.Is(err, step.ErrConflict) { // started a moment ago elsewhere
-			if err = e.refresh(ctx, run, 0); err == nil {
-				exists, err = e.startedAs(run, started)
+			if err = h.refresh(ctx, run, 0); err == nil {
+				exists, err = h.startedAs(run, started)
 			}
 		}
 	}
@@ -35,7 +46,7 @@ func (e *Engine) startChosen(ctx context.Context, run string, started events.Run
 	case !exists:
 		return &RunInfo{Run: run, Catalog: cat}, nil
 	}
-	again, err := e.Materialize(ctx, MaterializeRequest{Run: run})
+	again, err := h.Materialize(ctx, MaterializeRequest{Run: run})
 	if err != nil {
 		return nil, fmt.Errorf("start run %s again: %w", run, err)
 	}
@@ -45,9 +56,9 @@ func (e *Engine) startChosen(ctx context.Context, run string, started events.Run
 // startedAs reports whether run exists; it is an error when it was started
 // otherwise than started says (another agent, location, project, narrowing
 // or other run overrides): a run id is not a way into someone else's run.
-func (e *Engine) startedAs(run string, started events.RunStarted) (bool, error) {
+func (h *runs) startedAs(run string, started events.RunStarted) (bool, error) {
 	var same bool
-	err := e.viewRun(run, func(r *projection.Run) {
+	err := h.viewRun(run, func(r *projection.Run) {
 		got := r.Snapshot
 		same = got.Agent == started.Agent && got.Location == started.Location && got.Project == started.Project &&
 			got.Narrowing == started.Narrowing && slices.Equal(runRules(got.Rules), runRules(started.Rules))
@@ -62,15 +73,4 @@ func (e *Engine) startedAs(run string, started events.RunStarted) (bool, error) 
 		return true, fmt.Errorf("run %s exists and was started otherwise: %w", run, ErrConflict)
 	}
 	return true, nil
-}
-
-// runRules returns the run's own overrides among rules.
-func runRules(rules []events.Rule) []events.Rule {
-	var out []events.Rule
-	for _, r := range rules {
-		if r.Source == string(gate.SourceRun) {
-			out = append(out, r)
-		}
-	}
-	return out
 }

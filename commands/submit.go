@@ -11,107 +11,6 @@ import (
 	"github.com/stepgate/stepgate/step"
 )
 
-// SubmitStep decides, executes and commits one model turn's calls and returns
-// their results in model order once every call is terminal.
-//
-// Each call passes visibility, availability, input and permission before any
-// effect. A step whose allowed calls are all read-only or idempotent is one
-// commit; otherwise a decide commit (verdicts and ToolCallStarted) precedes
-// every effect and a settle commit records the results. A step already
-// committed with the same calls returns its recorded outcome; with other
-// calls, [ErrConflict]. A host that loses the commit race for the step
-// executes nothing with an effect and returns [ErrConflict].
-func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
-	if err := checkSubmit(req, e.cfg.MaxCalls, e.commitBudget()); err != nil {
-		return nil, err
-	}
-	e.known(ctx, req.Run)
-	held := e.lockRun(req.Run)
-	defer held.unlock()
-
-	p, recorded, err := e.plan(req)
-	if err != nil {
-		p, recorded, err = e.planAgain(ctx, req, err)
-	}
-	if err != nil || recorded != nil {
-		return recorded, err
-	}
-	return e.submitPlan(ctx, req, p, 0)
-}
-
-// submitPlan executes and commits a decided step; attempt counts the
-// decisions taken again after lost races.
-func (e *Engine) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (*StepOutcome, error) {
-	if err := e.checkBudget(p); err != nil {
-		return nil, err
-	}
-	if p.runsAny() {
-		epoch, err := e.leaseEpoch() // before anything is committed
-		if err != nil {
-			return nil, err
-		}
-		p.epoch = epoch
-	}
-	if p.oneCommit() {
-		p.execute(ctx, e)
-		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
-		if _, err := e.commit(ctx, &p.commit, p.last); err != nil {
-			return e.lostRace(ctx, req, p.last, attempt, err)
-		}
-		return e.outcome(p)
-	}
-	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
-	seq, err := e.commit(ctx, decide, p.last)
-	if err != nil {
-		return e.lostRace(ctx, req, p.last, attempt, err)
-	}
-	p.execute(ctx, e)
-	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
-		return nil, err
-	}
-	return e.outcome(p)
-}
-
-// outcome is the step's outcome as committed. A step with a result that
-// committing may have spilled further (see fit) is read back from the
-// projection; any other is the plan's own, as committed.
-func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
-	if p.tickets() != nil || !p.mayBeFitted(e.commitBudget()) {
-		return p.outcome(), nil
-	}
-	var out *StepOutcome
-	if err := e.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// lostRace handles a failed step commit: after a lost race the run is
-// refreshed and the submission decided again against it — the recorded
-// outcome for the same calls, a conflict for others. When the step is still
-// to be committed (the race was lost to another commit of the run: a
-// catalogue, a reply, the previous step's settle) it is submitted again, a
-// few times at most.
-func (e *Engine) lostRace(ctx context.Context, req SubmitStepRequest, last uint64, attempt int, err error) (*StepOutcome, error) {
-	if !errors.Is(err, step.ErrConflict) {
-		return nil, fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, err)
-	}
-	if rerr := e.refresh(ctx, req.Run, last); rerr != nil {
-		return nil, errors.Join(fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, ErrConflict), rerr)
-	}
-	p, recorded, perr := e.plan(req)
-	if recorded != nil {
-		return recorded, nil
-	}
-	if perr != nil {
-		return nil, perr
-	}
-	if attempt < maxRaceRetries {
-		return e.submitPlan(ctx, req, p, attempt+1)
-	}
-	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
-}
-
 // checkSubmit refuses a malformed submission before anything is looked
 // at: steps numbered from 1, at least one and at most maxCalls calls, each
 // with an id of its own, and arguments that fit one commit of budget bytes.
@@ -158,4 +57,106 @@ func sameCalls(s *projection.Step, calls []CallRequest) bool {
 	return slices.EqualFunc(s.Calls, calls, func(a projection.Call, b CallRequest) bool {
 		return a.ID == b.ID && a.Tool == b.Tool && sameJSON(a.Args, recordable(b.Args))
 	})
+}
+
+// planAgain is plan after it refused req: when the run has commits this host
+// had not folded, the step is decided again against them.
+func (h *submitter) planAgain(ctx context.Context, req SubmitStepRequest, refusal error) (*plan, *StepOutcome, error) {
+	again, err := h.recheck(ctx, req.Run, refusal)
+	if !again {
+		return nil, nil, err
+	}
+	return h.plan(req)
+}
+
+// SubmitStep answers [Engine.SubmitStep].
+func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
+	if err := checkSubmit(req, h.cfg.MaxCalls, h.commitBudget()); err != nil {
+		return nil, err
+	}
+	h.known(ctx, req.Run)
+	held := h.lockRun(req.Run)
+	defer held.unlock()
+
+	p, recorded, err := h.plan(req)
+	if err != nil {
+		p, recorded, err = h.planAgain(ctx, req, err)
+	}
+	if err != nil || recorded != nil {
+		return recorded, err
+	}
+	return h.submitPlan(ctx, req, p, 0)
+}
+
+// submitPlan executes and commits a decided step; attempt counts the
+// decisions taken again after lost races.
+func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (*StepOutcome, error) {
+	if err := h.checkBudget(p); err != nil {
+		return nil, err
+	}
+	if p.runsAny() {
+		epoch, err := h.leaseEpoch() // before anything is committed
+		if err != nil {
+			return nil, err
+		}
+		p.epoch = epoch
+	}
+	if p.oneCommit() {
+		p.execute(ctx, h)
+		p.commit = h.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
+		if _, err := h.commit(ctx, &p.commit, p.last); err != nil {
+			return h.lostRace(ctx, req, p.last, attempt, err)
+		}
+		return h.outcome(p)
+	}
+	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
+	seq, err := h.commit(ctx, decide, p.last)
+	if err != nil {
+		return h.lostRace(ctx, req, p.last, attempt, err)
+	}
+	p.execute(ctx, h)
+	if err := h.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
+		return nil, err
+	}
+	return h.outcome(p)
+}
+
+// outcome is the step's outcome as committed. A step with a result that
+// committing may have spilled further (see fit) is read back from the
+// projection; any other is the plan's own, as committed.
+func (h *submitter) outcome(p *plan) (*StepOutcome, error) {
+	if p.tickets() != nil || !p.mayBeFitted(h.commitBudget()) {
+		return p.outcome(), nil
+	}
+	var out *StepOutcome
+	if err := h.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lostRace handles a failed step commit: after a lost race the run is
+// refreshed and the submission decided again against it — the recorded
+// outcome for the same calls, a conflict for others. When the step is still
+// to be committed (the race was lost to another commit of the run: a
+// catalogue, a reply, the previous step's settle) it is submitted again, a
+// few times at most.
+func (h *submitter) lostRace(ctx context.Context, req SubmitStepRequest, last uint64, attempt int, err error) (*StepOutcome, error) {
+	if !errors.Is(err, step.ErrConflict) {
+		return nil, fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, err)
+	}
+	if rerr := h.refresh(ctx, req.Run, last); rerr != nil {
+		return nil, errors.Join(fmt.Errorf("step %d of run %s: %w", req.Step, req.Run, ErrConflict), rerr)
+	}
+	p, recorded, perr := h.plan(req)
+	if recorded != nil {
+		return recorded, nil
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	if attempt < maxRaceRetries {
+		return h.submitPlan(ctx, req, p, attempt+1)
+	}
+	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
 }

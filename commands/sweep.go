@@ -13,50 +13,55 @@ import (
 	"github.com/stepgate/stepgate/step"
 )
 
-// SweepTickets settles the pending tickets that can no longer be answered:
-// past their deadline (the model reads that approval expired) or whose tool
-// is no longer the identity the model was shown (a stale tool call). Hosts
-// run it every second; when several race for one ticket, one commit wins and
-// the others change nothing.
-//
-// It looks at the projection's index of pending tickets, not at their runs:
-// only a run with a ticket due is read, so a host with a hundred thousand
-// runs waiting sweeps them in milliseconds and keeps none in memory.
-func (e *Engine) SweepTickets(ctx context.Context) error {
-	now := e.cfg.Clock()
-	reg := e.effective()
+// unanswerable says why a pending ticket can no longer be answered — its
+// deadline passed (ResolvedExpired) or its tool is no longer the one the
+// model was shown (ResolvedStale) — or "" when it still can be.
+func unanswerable(t *projection.Ticket, now time.Time, reg map[string]effectiveTool) string {
+	switch {
+	case t.Deadline != nil && !now.Before(*t.Deadline):
+		return events.ResolvedExpired
+	case !shown(reg, t.Tool, t.Identity):
+		return events.ResolvedStale
+	}
+	return ""
+}
+
+// SweepTickets answers [Engine.SweepTickets].
+func (h *replier) SweepTickets(ctx context.Context) error {
+	now := h.cfg.Clock()
+	reg := h.reg.effective()
 	runs := map[string]bool{}
-	e.proj.EachPending(func(t projection.PendingTicket) {
+	h.proj.EachPending(func(t projection.PendingTicket) {
 		if t.Deadline != nil && !now.Before(*t.Deadline) || !shown(reg, t.Tool, t.Identity) {
 			runs[t.Run] = true
 		}
 	})
 	var errs []error
 	for _, run := range slices.Sorted(maps.Keys(runs)) {
-		if err := e.sweepRun(ctx, run); err != nil && !errors.Is(err, step.ErrConflict) {
+		if err := h.sweepRun(ctx, run); err != nil && !errors.Is(err, step.ErrConflict) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (e *Engine) sweepRun(ctx context.Context, run string) error {
-	now := e.cfg.Clock()
-	reg := e.effective()
+func (h *replier) sweepRun(ctx context.Context, run string) error {
+	now := h.cfg.Clock()
+	reg := h.reg.effective()
 	// Look before taking the run's lock: a reply holds it while the call it
 	// approved runs, and the sweeper must not wait for that.
 	due := false
-	if err := e.viewRun(run, func(r *projection.Run) {
+	if err := h.viewRun(run, func(r *projection.Run) {
 		for _, t := range otherPending(r, "") {
 			due = due || unanswerable(t, now, reg) != ""
 		}
 	}); err != nil || !due {
 		return err
 	}
-	held := e.lockRun(run)
+	held := h.lockRun(run)
 	defer held.unlock()
 	var w *progress
-	if err := e.viewRun(run, func(r *projection.Run) {
+	if err := h.viewRun(run, func(r *projection.Run) {
 		pending := otherPending(r, "")
 		var settled []*projection.Ticket
 		var first []events.Event
@@ -86,18 +91,5 @@ func (e *Engine) sweepRun(ctx context.Context, run string) error {
 	}); err != nil || w == nil {
 		return err
 	}
-	return e.advance(ctx, w)
-}
-
-// unanswerable says why a pending ticket can no longer be answered — its
-// deadline passed (ResolvedExpired) or its tool is no longer the one the
-// model was shown (ResolvedStale) — or "" when it still can be.
-func unanswerable(t *projection.Ticket, now time.Time, reg map[string]effectiveTool) string {
-	switch {
-	case t.Deadline != nil && !now.Before(*t.Deadline):
-		return events.ResolvedExpired
-	case !shown(reg, t.Tool, t.Identity):
-		return events.ResolvedStale
-	}
-	return ""
+	return h.steps.advance(ctx, w)
 }

@@ -181,7 +181,7 @@ func (t *takeovers) takeOver(ctx context.Context, gone string, rev uint64) (won 
 			}
 		}
 	}()
-	steps, err := t.e.settleFor(ctx, gone)
+	steps, err := t.e.recovery.settleFor(ctx, gone)
 	stop()
 	at = <-last
 	if err != nil {
@@ -201,9 +201,9 @@ func (t *takeovers) takeOver(ctx context.Context, gone string, rev uint64) (won 
 
 // settleFor settles, on this host, what gone left in doubt: as RecoverHost,
 // once the projection holds everything the stream held.
-func (e *Engine) settleFor(ctx context.Context, gone string) ([]RecoveredStep, error) {
-	if err := e.proj.Sync(ctx, e.log); err != nil {
+func (h *recovery) settleFor(ctx context.Context, gone string) ([]RecoveredStep, error) {
+	if err := h.proj.Sync(ctx, h.log); err != nil {
 		return nil, err
 	}
-	return e.recoverHost(ctx, gone)
+	return h.recoverHost(ctx, gone)
 }

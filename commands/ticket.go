@@ -12,23 +12,6 @@ import (
 	"github.com/stepgate/stepgate/gate"
 )
 
-// newTicket issues the ticket a call waits on: a fresh ULID (80 random
-// bits), the advertised identity, the digest of the arguments and of the
-// policy, the requests that asked, and the deadline.
-func (e *Engine) newTicket(c *planned, cfg *runConfig, kind string, asked []descriptor.Request, ttl time.Duration) *events.TicketIssued {
-	now := e.cfg.Clock()
-	t := &events.TicketIssued{
-		ID: e.cfg.IDs.New(now), CallID: c.req.ID, Tool: c.req.Tool, Identity: c.identity,
-		ArgsSHA: argsDigest(c.req.Args), Requests: toEventRequests(asked), Kind: kind,
-		PolicySHA: cfg.policy, Project: cfg.project,
-	}
-	if ttl > 0 {
-		d := now.Add(ttl).UTC()
-		t.Deadline = &d
-	}
-	return t
-}
-
 // ruleTTL is how long a ticket asked for by rule waits: the rule's own
 // ticket_ttl, else the run's.
 func ruleTTL(rule *gate.Rule, run time.Duration) time.Duration {
@@ -54,4 +37,21 @@ func argsDigest(args json.RawMessage) string {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:])
+}
+
+// newTicket issues the ticket a call waits on: a fresh ULID (80 random
+// bits), the advertised identity, the digest of the arguments and of the
+// policy, the requests that asked, and the deadline.
+func (h *submitter) newTicket(c *planned, cfg *runConfig, kind string, asked []descriptor.Request, ttl time.Duration) *events.TicketIssued {
+	now := h.cfg.Clock()
+	t := &events.TicketIssued{
+		ID: h.cfg.IDs.New(now), CallID: c.req.ID, Tool: c.req.Tool, Identity: c.identity,
+		ArgsSHA: argsDigest(c.req.Args), Requests: toEventRequests(asked), Kind: kind,
+		PolicySHA: cfg.policy, Project: cfg.project,
+	}
+	if ttl > 0 {
+		d := now.Add(ttl).UTC()
+		t.Deadline = &d
+	}
+	return t
 }

@@ -134,28 +134,34 @@ func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
 	return v
 }
 
-// Tickets returns a page of the pending tickets, oldest first. The page is
-// read from the projection's index of pending tickets: it costs its own
-// tickets (and one read of each of their runs), not the number pending.
-func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error) {
+// unixMilli is t in Unix milliseconds, 0 for the zero time.
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// Tickets answers [Engine.Tickets].
+func (h *replier) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q, err := e.ticketsQuery(req)
+	q, err := h.ticketsQuery(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.syncReads(ctx, q.Run); err != nil {
+	if err := h.syncReads(ctx, q.Run); err != nil {
 		return nil, err
 	}
 	var found []projection.PendingTicket
 	more := false
 	if req.Ticket != "" {
-		if t, ok := e.proj.PendingTicket(req.Ticket); ok && q.Keeps(t) {
+		if t, ok := h.proj.PendingTicket(req.Ticket); ok && q.Keeps(t) {
 			found = append(found, t)
 		}
 	} else {
-		found, more = e.proj.PendingPage(q)
+		found, more = h.proj.PendingPage(q)
 	}
 	page := &TicketPage{Tickets: []TicketView{}}
 	for i := 0; i < len(found); {
@@ -164,7 +170,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, 
 		for j < len(found) && found[j].Run == run {
 			j++
 		}
-		if err := e.viewCold(run, found[i].Step, func(r *projection.Run) {
+		if err := h.viewCold(run, found[i].Step, func(r *projection.Run) {
 			for _, pt := range found[i:j] {
 				if t := r.Ticket(pt.ID); t != nil && t.Pending() {
 					page.Tickets = append(page.Tickets, ticketView(r, t))
@@ -184,7 +190,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, 
 }
 
 // ticketsQuery checks a tickets request and makes it a query of the index.
-func (e *Engine) ticketsQuery(req TicketsRequest) (projection.PendingQuery, error) {
+func (h *replier) ticketsQuery(req TicketsRequest) (projection.PendingQuery, error) {
 	q := projection.PendingQuery{Run: req.Run, Project: req.Project, Tool: req.Tool, Limit: req.Limit}
 	switch {
 	case req.Limit == 0:
@@ -197,7 +203,7 @@ func (e *Engine) ticketsQuery(req TicketsRequest) (projection.PendingQuery, erro
 		if err != nil || d < 0 {
 			return q, fmt.Errorf("tickets: older_than %q: want a duration such as 1h: %w", req.OlderThan, ErrInvalidRequest)
 		}
-		q.IssuedBefore = e.cfg.Clock().Add(-d)
+		q.IssuedBefore = h.cfg.Clock().Add(-d)
 	}
 	if req.Cursor == "" {
 		return q, nil
@@ -215,25 +221,4 @@ func (e *Engine) ticketsQuery(req TicketsRequest) (projection.PendingQuery, erro
 	}
 	q.Run, q.Project, q.Tool, q.After, q.IssuedBefore = c.Run, c.Project, c.Tool, c.After, c.before()
 	return q, nil
-}
-
-// unixMilli is t in Unix milliseconds, 0 for the zero time.
-func unixMilli(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-// viewCold is viewStep through the projector's ViewCold: a page of tickets
-// reads runs nobody is working on, and must not keep them in memory.
-func (e *Engine) viewCold(run string, n int, fn func(r *projection.Run)) error {
-	ok, err := e.proj.ViewCold(run, n, fn)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", run, err)
-	}
-	if !ok {
-		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
-	}
-	return nil
 }

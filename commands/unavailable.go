@@ -25,10 +25,10 @@ const (
 
 // commitThrough is e.log.Commit, tried again with backoff while NATS is
 // unavailable and ctx lives (for at most outagePatience).
-func (e *Engine) commitThrough(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+func (b *base) commitThrough(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
 	wait, deadline := outageFirstWait, time.Now().Add(outagePatience)
 	for {
-		seq, err := e.log.Commit(ctx, c, last)
+		seq, err := b.log.Commit(ctx, c, last)
 		if err == nil || !step.Unavailable(err) || ctx.Err() != nil {
 			return seq, err
 		}

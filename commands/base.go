@@ -1,0 +1,26 @@
+package commands
+
+import (
+	"sync"
+
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
+)
+
+// base is what every handler works on: the log it commits to, the read
+// model folded from it, the engine's configuration, the run locks (one
+// committer per run per host), the output store (the one output boundary),
+// the runs' pinned configurations and this host's lease.
+type base struct {
+	log   *step.Log
+	proj  *projection.Projector
+	cfg   Config
+	store *executor.OutputStore
+	floor int // resultFloor of the output store
+
+	locks   runLocks     // one committer per run per host
+	configs sync.Map     // run id → *runConfig
+	shared  sharedConfig // what runs' configurations share
+	lease   *hostLease   // nil: no lease (see Host.Run)
+}

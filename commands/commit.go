@@ -1,0 +1,72 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/step"
+)
+
+// lockRun serialises this host's commits to one run.
+func (b *base) lockRun(run string) *runLock {
+	return b.locks.lock(run)
+}
+
+// commit appends c to its run with expectation last and folds it into the
+// projection at once (read-your-writes). A run commit names the run's last
+// commit as its predecessor (the run's hash chain, see chain.go); a run that
+// diverged takes no commit. While NATS is unavailable the same commit is
+// tried again (see commitThrough).
+func (b *base) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
+	if err := b.chain(c); err != nil {
+		return 0, err
+	}
+	b.fit(c)
+	seq, err := b.commitThrough(ctx, c, last)
+	b.observeCommit(c, err)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.proj.ApplyOwn(seq, c); err != nil {
+		return 0, fmt.Errorf("fold own commit %s at %d: %w", c.ID, seq, err)
+	}
+	return seq, nil
+}
+
+// newCommit builds an envelope for run.
+func (b *base) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
+	c := b.commitOf(run, n, kind, evs)
+	return &c
+}
+
+// commitOf is newCommit as a value, for callers that hold it themselves.
+func (b *base) commitOf(run string, n int, kind events.Kind, evs []events.Event) events.Commit {
+	now := b.cfg.Clock()
+	return events.Commit{ID: b.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: b.cfg.Host, Events: evs}
+}
+
+// commitSubject commits evs to a subject outside runs (a registry scope,
+// a project's grants, the output sweeps), expecting the subject's last
+// sequence as read just before; after a lost race it reads it again (three
+// times at most). The commit is folded here at once.
+func (b *base) commitSubject(ctx context.Context, subject string, kind events.Kind, evs []events.Event) error {
+	for attempt := 0; ; attempt++ {
+		last, err := b.log.SubjectLastSeq(ctx, subject)
+		if err != nil {
+			return err
+		}
+		now := b.cfg.Clock()
+		c := &events.Commit{ID: b.cfg.IDs.New(now), Kind: kind, At: now.UTC(), Host: b.cfg.Host, Events: evs}
+		seq, err := b.log.CommitTo(ctx, subject, c, last)
+		b.observeCommit(c, err)
+		if errors.Is(err, step.ErrConflict) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return b.proj.ApplyOwn(seq, c)
+	}
+}
