@@ -68,7 +68,7 @@ func resultsIn(s *projection.Step, evs []events.Event) bool {
 func (h *submitter) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := h.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
-		_, err := h.commit(ctx, c, w.last)
+		_, err := h.commit(ctx, &c, w.last)
 		return err
 	}
 	epoch, err := h.leaseEpoch() // before the commit that starts the calls
@@ -76,7 +76,7 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		return err
 	}
 	c := h.newCommit(w.run, w.step, w.kind, w.first...)
-	seq, err := h.commit(ctx, c, w.last)
+	seq, err := h.commit(ctx, &c, w.last)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 func (h *submitter) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
 	for attempt := 0; ; attempt++ {
 		c := h.newCommit(run, n, events.KindSettle, evs...)
-		_, err := h.commit(ctx, c, last)
+		_, err := h.commit(ctx, &c, last)
 		if err == nil {
 			return nil
 		}

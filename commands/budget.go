@@ -47,7 +47,7 @@ func (h *submitter) checkBudget(p *plan) error {
 	if decide <= budget {
 		return nil // the usual step: known to fit without encoding it
 	}
-	c := h.commitOf(p.run, p.step, events.KindDecide, p.decideEvents(nil))
+	c := h.newCommit(p.run, p.step, events.KindDecide, p.decideEvents(nil)...)
 	exact, err := encodedSize(&c)
 	if err != nil {
 		return fmt.Errorf("step %d: %w: %w", p.step, ErrInvalidRequest, err)

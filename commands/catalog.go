@@ -65,7 +65,7 @@ func (h *runs) materialize(ctx context.Context, req MaterializeRequest) (*Catalo
 	cat, adv := h.catalog(rules, n)
 	if cat.Fingerprint != current {
 		c := h.newCommit(req.Run, 0, events.KindCatalog, adv)
-		if _, err := h.commit(ctx, c, last); err != nil {
+		if _, err := h.commit(ctx, &c, last); err != nil {
 			return nil, fmt.Errorf("materialize run %s: %w", req.Run, err)
 		}
 	}

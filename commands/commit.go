@@ -35,14 +35,11 @@ func (b *base) commit(ctx context.Context, c *events.Commit, last uint64) (uint6
 	return seq, nil
 }
 
-// newCommit builds an envelope for run.
-func (b *base) newCommit(run string, n int, kind events.Kind, evs ...events.Event) *events.Commit {
-	c := b.commitOf(run, n, kind, evs)
-	return &c
-}
-
-// commitOf is newCommit as a value, for callers that hold it themselves.
-func (b *base) commitOf(run string, n int, kind events.Kind, evs []events.Event) events.Commit {
+// newCommit builds the envelope of a commit: a fresh id, the clock's time
+// and this host's name around evs. A commit outside runs (the registry, a
+// project's grants, the output sweeps) has run "" and step 0. It is the one
+// place a commit is built.
+func (b *base) newCommit(run string, n int, kind events.Kind, evs ...events.Event) events.Commit {
 	now := b.cfg.Clock()
 	return events.Commit{ID: b.cfg.IDs.New(now), Run: run, Step: n, Kind: kind, At: now.UTC(), Host: b.cfg.Host, Events: evs}
 }
@@ -57,16 +54,15 @@ func (b *base) commitSubject(ctx context.Context, subject string, kind events.Ki
 		if err != nil {
 			return err
 		}
-		now := b.cfg.Clock()
-		c := &events.Commit{ID: b.cfg.IDs.New(now), Kind: kind, At: now.UTC(), Host: b.cfg.Host, Events: evs}
-		seq, err := b.log.CommitTo(ctx, subject, c, last)
-		b.observeCommit(c, err)
+		c := b.newCommit("", 0, kind, evs...)
+		seq, err := b.log.CommitTo(ctx, subject, &c, last)
+		b.observeCommit(&c, err)
 		if errors.Is(err, step.ErrConflict) && attempt < 3 {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		return b.proj.ApplyOwn(seq, c)
+		return b.proj.ApplyOwn(seq, &c)
 	}
 }

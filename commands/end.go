@@ -37,7 +37,7 @@ func (h *runs) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, erro
 		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
 	}
 	c := h.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})
-	if _, err := h.commit(ctx, c, last); err != nil {
+	if _, err := h.commit(ctx, &c, last); err != nil {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, err)
 	}
 	h.forget(req.Run)

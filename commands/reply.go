@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -49,14 +48,6 @@ func allows(reqs []events.Request, pinned, current, saved gate.Ruleset) bool {
 		}
 	}
 	return true
-}
-
-func grantRules(gs []events.ApprovalSaved) gate.Ruleset {
-	rs := make(gate.Ruleset, len(gs))
-	for i, g := range gs {
-		rs[i] = gate.Rule{Action: g.Action, Resource: g.Resource, Effect: gate.Allow, Source: gate.SourceSaved}
-	}
-	return rs
 }
 
 // otherPending returns the run's pending tickets other than id.
@@ -277,96 +268,6 @@ func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *proje
 		w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
 	}
 	w.exec = append(w.exec, p)
-}
-
-// newGrants are the approvals an "always" saves: each save pattern of the
-// ticket's requests, less those the project has in force already.
-func (h *replier) newGrants(project string, t *projection.Ticket, principal string, grants []projection.Grant) []events.ApprovalSaved {
-	have := map[[2]string]bool{}
-	for _, g := range grants {
-		if g.Project == project {
-			have[[2]string{g.Action, g.Resource}] = true
-		}
-	}
-	var out []events.ApprovalSaved
-	for _, req := range t.Requests {
-		for _, pat := range req.Save {
-			k := [2]string{req.Action, pat}
-			if have[k] {
-				continue
-			}
-			have[k] = true
-			out = append(out, events.ApprovalSaved{ID: h.cfg.IDs.New(h.cfg.Clock()), Project: project,
-				Action: req.Action, Resource: pat, Principal: principal, Ticket: t.ID})
-		}
-	}
-	return out
-}
-
-// approveProject lets other runs of the project use the approvals an
-// "always" just saved: each pending ticket that now evaluates to allow is
-// approved and its call runs. Best effort: a failure is logged, the ticket
-// stays pending for a human.
-func (h *replier) approveProject(ctx context.Context, project, except string) {
-	for _, run := range h.proj.PendingRuns(project) {
-		if run == except {
-			continue
-		}
-		if err := h.autoApprove(ctx, project, run); err != nil {
-			h.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
-		}
-	}
-}
-
-// autoApprove approves the pending tickets of one run of project that the
-// project's saved approvals now allow.
-func (h *replier) autoApprove(ctx context.Context, project, run string) error {
-	held := h.lockRun(run)
-	defer held.unlock()
-	var (
-		w               *progress
-		other           bool
-		agent, location string
-	)
-	if err := h.viewRun(run, func(r *projection.Run) {
-		other = h.config(r).project != project || r.Status != projection.StatusAwaiting
-		agent, location = r.Snapshot.Agent, r.Snapshot.Location
-	}); err != nil || other {
-		return err // a run of another project, or no longer waiting: its configuration is not read
-	}
-	saved := h.grants.saved(project)
-	current := h.cfg.Policy(agent, location).Rules
-	reg := h.reg.effective()
-	if err := h.viewRun(run, func(r *projection.Run) {
-		cfg := h.config(r)
-		if cfg.project != project || r.Status != projection.StatusAwaiting {
-			return
-		}
-		var approved []*projection.Ticket
-		pending := otherPending(r, "")
-		for _, t := range pending {
-			if t.Kind == events.TicketPermission && allows(t.Requests, cfg.rules, current, saved) {
-				approved = append(approved, t)
-			}
-		}
-		if len(approved) == 0 {
-			return
-		}
-		s := r.Step(approved[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		for _, t := range approved {
-			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
-			h.approve(reg, cfg, r, s, t, nil, w)
-		}
-		for _, t := range pending {
-			if !slices.Contains(approved, t) {
-				w.remaining = append(w.remaining, t.ID)
-			}
-		}
-	}); err != nil || w == nil {
-		return err
-	}
-	return h.steps.advance(ctx, w)
 }
 
 // currentRules is the configuration's ruleset for the run's agent and

@@ -103,14 +103,14 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 	}
 	if p.oneCommit() {
 		p.execute(ctx, h)
-		p.commit = h.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
+		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
 		if _, err := h.commit(ctx, &p.commit, p.last); err != nil {
 			return h.lostRace(ctx, req, p.last, attempt, err)
 		}
 		return h.outcome(p)
 	}
 	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
-	seq, err := h.commit(ctx, decide, p.last)
+	seq, err := h.commit(ctx, &decide, p.last)
 	if err != nil {
 		return h.lostRace(ctx, req, p.last, attempt, err)
 	}
