@@ -19,7 +19,7 @@ type progress struct {
 	run       string
 	step      int
 	calls     int    // the step's number of calls
-	last      uint64 // the run's last sequence when the work was decided
+	from      runAt // where the run stood when the work was decided
 	kind      events.Kind
 	first     []events.Event
 	exec      []*planned
@@ -68,7 +68,7 @@ func resultsIn(s *projection.Step, evs []events.Event) bool {
 func (h *submitter) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := h.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
-		_, err := h.commit(ctx, &c, w.last)
+		_, err := h.commit(ctx, &c, w.from)
 		return err
 	}
 	epoch, err := h.leaseEpoch() // before the commit that starts the calls
@@ -76,7 +76,7 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		return err
 	}
 	c := h.newCommit(w.run, w.step, w.kind, w.first...)
-	seq, err := h.commit(ctx, &c, w.last)
+	next, err := h.commit(ctx, &c, w.from)
 	if err != nil {
 		return err
 	}
@@ -86,28 +86,28 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		results = append(results, p.result)
 		results = append(results, p.sideEvents()...)
 	}
-	return h.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
+	return h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...))
 }
 
 // settleResults commits the results of calls this host ran, retrying when
 // another host appended to the run meanwhile (the results are this host's
 // alone: no one else runs a call whose ToolCallStarted it committed).
-func (h *submitter) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
+func (h *submitter) settleResults(ctx context.Context, run string, n int, from runAt, evs []events.Event) error {
 	for attempt := 0; ; attempt++ {
 		c := h.newCommit(run, n, events.KindSettle, evs...)
-		_, err := h.commit(ctx, &c, last)
+		_, err := h.commit(ctx, &c, from)
 		if err == nil {
 			return nil
 		}
 		if !errors.Is(err, step.ErrConflict) || attempt == maxSettleRetries {
 			return fmt.Errorf("settle step %d of run %s: %w", n, run, err)
 		}
-		if err := h.refresh(ctx, run, last); err != nil {
+		if err := h.refresh(ctx, run, from.seq); err != nil {
 			return err
 		}
 		var open bool
 		if err := h.viewRun(run, func(r *projection.Run) {
-			last = r.LastSeq
+			from = at(r)
 			s := r.Step(n)
 			open = s != nil && !s.Final && !resultsIn(s, evs)
 		}); err != nil {

@@ -49,13 +49,13 @@ func (h *runs) materialize(ctx context.Context, req MaterializeRequest) (*Catalo
 		rules   gate.Ruleset
 		n       gate.Narrowing
 		current string
-		last    uint64
+		from    runAt
 		status  projection.Status
 	)
 	if err := h.viewRun(req.Run, func(r *projection.Run) {
 		cfg := h.config(r)
 		rules, n = cfg.rules, cfg.narrowing
-		current, last, status = r.Catalog.Fingerprint, r.LastSeq, r.Status
+		current, from, status = r.Catalog.Fingerprint, at(r), r.Status
 	}); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (h *runs) materialize(ctx context.Context, req MaterializeRequest) (*Catalo
 	cat, adv := h.catalog(rules, n)
 	if cat.Fingerprint != current {
 		c := h.newCommit(req.Run, 0, events.KindCatalog, adv)
-		if _, err := h.commit(ctx, &c, last); err != nil {
+		if _, err := h.commit(ctx, &c, from); err != nil {
 			return nil, fmt.Errorf("materialize run %s: %w", req.Run, err)
 		}
 	}

@@ -1,10 +1,8 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -17,23 +15,21 @@ func divergedErr(run string, d *projection.Divergence) error {
 	return fmt.Errorf("run %s: %w: its history lost a write (%s); it takes no more steps: see engine show", run, ErrRunDiverged, d)
 }
 
-// chain links c, a commit about to be made, to its run's last commit as
-// this host's projection holds it; the commit's expectation is the run's
-// last sequence read from the same projection, so when the two disagree the
-// stream's CAS refuses the commit anyway. A run's first commit (its run not
-// yet folded) names nothing. A run that diverged is refused with
-// [ErrRunDiverged].
-func (b *base) chain(c *events.Commit) error {
-	if c.Run == "" {
-		return nil
-	}
-	var d *projection.Divergence
-	err := b.viewRun(c.Run, func(r *projection.Run) { c.Prev, d = r.LastCommit, r.Diverged })
-	if errors.Is(err, ErrRunNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return divergedErr(c.Run, d)
+// runAt is where a run stands in the log, as one read of the projection
+// saw it: its last sequence (the expectation of its next commit), its last
+// commit (the predecessor its next commit names: the run's hash chain) and
+// whether it diverged. Both come from the same read, so a commit never
+// names a predecessor of another state than the one it expects; when the
+// run moved since (another host's commit, a divergence folded), the
+// stream's CAS refuses the commit and the caller reads again. The zero
+// value is a run not yet started: its first commit names nothing.
+type runAt struct {
+	seq      uint64
+	prev     string
+	diverged *projection.Divergence
+}
+
+// at is where r stands.
+func at(r *projection.Run) runAt {
+	return runAt{seq: r.LastSeq, prev: r.LastCommit, diverged: r.Diverged}
 }

@@ -14,25 +14,27 @@ func (b *base) lockRun(run string) *runLock {
 	return b.locks.lock(run)
 }
 
-// commit appends c to its run with expectation last and folds it into the
-// projection at once (read-your-writes). A run commit names the run's last
-// commit as its predecessor (the run's hash chain, see chain.go); a run that
-// diverged takes no commit. While NATS is unavailable the same commit is
-// tried again (see commitThrough).
-func (b *base) commit(ctx context.Context, c *events.Commit, last uint64) (uint64, error) {
-	if err := b.chain(c); err != nil {
-		return 0, err
+// commit appends c to its run, standing where the caller read it (see
+// runAt): c names the run's last commit as its predecessor and expects its
+// last sequence. A run that diverged takes no commit ([ErrRunDiverged]).
+// The commit is folded into the projection at once (read-your-writes), and
+// where the run then stands is returned. While NATS is unavailable the same
+// commit is tried again (see commitThrough).
+func (b *base) commit(ctx context.Context, c *events.Commit, from runAt) (runAt, error) {
+	if err := divergedErr(c.Run, from.diverged); err != nil {
+		return runAt{}, err
 	}
+	c.Prev = from.prev
 	b.fit(c)
-	seq, err := b.commitThrough(ctx, c, last)
+	seq, err := b.commitThrough(ctx, c, from.seq)
 	b.observeCommit(c, err)
 	if err != nil {
-		return 0, err
+		return runAt{}, err
 	}
 	if err := b.proj.ApplyOwn(seq, c); err != nil {
-		return 0, fmt.Errorf("fold own commit %s at %d: %w", c.ID, seq, err)
+		return runAt{}, fmt.Errorf("fold own commit %s at %d: %w", c.ID, seq, err)
 	}
-	return seq, nil
+	return runAt{seq: seq, prev: c.ID}, nil
 }
 
 // newCommit builds the envelope of a commit: a fresh id, the clock's time

@@ -47,7 +47,7 @@ func (h *submitter) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 			err = fmt.Errorf("step %d of run %s: step %d is not final: %w", req.Step, req.Run, prev.N, ErrStepOrder)
 			return
 		}
-		p.last, cfg = r.LastSeq, h.config(r)
+		p.from, cfg = at(r), h.config(r)
 		p.limits = cfg.limits
 	})
 	if verr != nil {

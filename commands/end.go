@@ -27,17 +27,17 @@ func (h *runs) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, erro
 	held := h.lockRun(req.Run)
 	defer held.unlock()
 	var (
-		last   uint64
+		from   runAt
 		status projection.Status
 	)
-	if err := h.viewRun(req.Run, func(r *projection.Run) { last, status = r.LastSeq, r.Status }); err != nil {
+	if err := h.viewRun(req.Run, func(r *projection.Run) { from, status = at(r), r.Status }); err != nil {
 		return nil, err
 	}
 	if status == projection.StatusEnded {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
 	}
 	c := h.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})
-	if _, err := h.commit(ctx, &c, last); err != nil {
+	if _, err := h.commit(ctx, &c, from); err != nil {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, err)
 	}
 	h.forget(req.Run)

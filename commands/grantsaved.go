@@ -93,7 +93,7 @@ func (h *replier) autoApprove(ctx context.Context, project, run string) error {
 			return
 		}
 		s := r.Step(approved[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindResolve, limits: cfg.limits}
 		for _, t := range approved {
 			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
 			h.approve(reg, cfg, r, s, t, nil, w)

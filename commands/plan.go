@@ -15,7 +15,7 @@ import (
 type plan struct {
 	run    string
 	step   int
-	last   uint64 // the run's last sequence when the step was decided
+	from   runAt // where the run stood when the step was decided
 	limits executor.Limits
 	epoch  uint64 // the host's lease epoch the calls run under (leaseEpoch)
 	calls  []*planned

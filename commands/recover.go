@@ -139,7 +139,7 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		}
 		s := r.Step(len(r.Steps))
 		cfg := h.config(r)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindRecover, limits: cfg.limits}
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindRecover, limits: cfg.limits}
 		for i := range s.Calls {
 			c := &s.Calls[i]
 			if c.Terminal() || !inDoubt(r, c) {

@@ -175,7 +175,7 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 		}
 		cfg = h.config(r)
 		res.Step = t.Step
-		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
+		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), from: at(r), kind: events.KindResolve, limits: cfg.limits}
 		project = h.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
 	})
 	if verr != nil {

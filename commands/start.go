@@ -119,7 +119,7 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 	}
 	run := h.cfg.IDs.New(h.cfg.Clock())
 	c := h.newCommit(run, 0, events.KindStart, started, adv)
-	if _, err := h.commit(ctx, &c, 0); err != nil {
+	if _, err := h.commit(ctx, &c, runAt{}); err != nil {
 		return nil, fmt.Errorf("start run: %w", err)
 	}
 	return &RunInfo{Run: run, Catalog: cat}, nil

@@ -32,7 +32,7 @@ func (h *runs) startChosen(ctx context.Context, run string, started events.RunSt
 	exists, err := h.startedAs(run, started)
 	if err == nil && !exists {
 		c := h.newCommit(run, 0, events.KindStart, started, adv)
-		_, err = h.commit(ctx, &c, 0)
+		_, err = h.commit(ctx, &c, runAt{})
 		if errors.Is(err, step.ErrConflict) { // started a moment ago elsewhere
 			if err = h.refresh(ctx, run, 0); err == nil {
 				exists, err = h.startedAs(run, started)

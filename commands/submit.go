@@ -104,18 +104,18 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 	if p.oneCommit() {
 		p.execute(ctx, h)
 		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
-		if _, err := h.commit(ctx, &p.commit, p.last); err != nil {
-			return h.lostRace(ctx, req, p.last, attempt, err)
+		if _, err := h.commit(ctx, &p.commit, p.from); err != nil {
+			return h.lostRace(ctx, req, p.from.seq, attempt, err)
 		}
 		return h.outcome(p)
 	}
 	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
-	seq, err := h.commit(ctx, &decide, p.last)
+	next, err := h.commit(ctx, &decide, p.from)
 	if err != nil {
-		return h.lostRace(ctx, req, p.last, attempt, err)
+		return h.lostRace(ctx, req, p.from.seq, attempt, err)
 	}
 	p.execute(ctx, h)
-	if err := h.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
+	if err := h.settleResults(ctx, req.Run, req.Step, next, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
 		return nil, err
 	}
 	return h.outcome(p)

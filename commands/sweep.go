@@ -82,7 +82,7 @@ func (h *replier) sweepRun(ctx context.Context, run string) error {
 			return
 		}
 		s := r.Step(settled[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, first: first}
+		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindResolve, first: first}
 		for _, t := range pending {
 			if !slices.Contains(settled, t) {
 				w.remaining = append(w.remaining, t.ID)
