@@ -62,12 +62,12 @@ func Load(path string, source gate.Source) (*File, error) {
 //	protected_paths: { add: ["secrets/**"], remove: [".git/**"] }   # remove: the user's file only
 func Parse(path string, data []byte, source gate.Source) (*File, error) {
 	f := &File{Path: path, Agents: map[string]gate.Ruleset{}}
-	doc, err := parser.ParseBytes(data, 0)
+	tree, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, &Error{File: path, Line: syntaxLine(err), Key: "(document)", Msg: err.Error()}
 	}
 	s := state{file: path, source: source, top: true}
-	for _, d := range doc.Docs {
+	for _, d := range tree.Docs {
 		if d.Body == nil {
 			continue
 		}
