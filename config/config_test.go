@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, config.ErrInvalid) {
 				t.Fatalf("error %v is not ErrInvalid", err)
+			}
+			var ce *config.Error
+			if !errors.As(err, &ce) || ce.File != "f.yaml" || ce.Line < 1 ||
+				!strings.HasPrefix(err.Error(), "f.yaml:"+strconv.Itoa(ce.Line)+": ") {
+				t.Fatalf("error %q does not name the file and a line", err)
 			}
 			return
 		}

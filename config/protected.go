@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -31,43 +30,61 @@ const ProtectedAction = "edit"
 // are covered too.
 func DefaultProtectedPaths() []string { return []string{".stepgate/**", ".git/**"} }
 
-// protectedPaths reads protected_paths: { add: [...], remove: [...] }. Only
+// protectedPaths is protected_paths: { add: [...], remove: [...] }. Only
 // the user's file may remove a protected path; a project file that tries is
 // an error (and the agent is denied everything until it is fixed), never
 // ignored.
-func (p *reader) protectedPaths(f *File, n ast.Node) error {
-	return p.each(n, "protected_paths", func(k string, kn, v ast.Node) error {
-		key := "protected_paths." + k
-		var into *[]string
-		switch k {
-		case "add":
-			into = &f.ProtectAdd
-		case "remove":
-			if p.source != gate.SourceUser {
-				return p.fail(kn, key, "only the user's file may remove a protected path (this is a %s file)", p.source.Label())
-			}
-			into = &f.ProtectRemove
-		default:
-			return p.fail(kn, key, "unknown key (want add or remove)")
-		}
-		seq, ok := v.(*ast.SequenceNode)
+type protectedPaths struct {
+	Add    pathPatterns `yaml:"add"`
+	Remove removals     `yaml:"remove"`
+}
+
+func (p *protectedPaths) decode(s state, n ast.Node) error {
+	return fields(s, n, p, "unknown key (want add or remove)")
+}
+
+// pathPatterns is a list of path patterns (see gate.MatchPath).
+type pathPatterns []string
+
+func (ps *pathPatterns) decode(s state, n ast.Node) error {
+	return ps.read(s, n, func(state, ast.Node, string) error { return nil })
+}
+
+// read appends the patterns of the list n, each also passing check.
+func (ps *pathPatterns) read(s state, n ast.Node, check func(s state, item ast.Node, pat string) error) error {
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		return s.fail(n, "want a list of path patterns")
+	}
+	for i, item := range seq.Values {
+		is := s.index(i)
+		pat, ok := scalar(item)
 		if !ok {
-			return p.fail(v, key, "want a list of path patterns")
+			return is.fail(item, "want a path pattern")
 		}
-		for i, item := range seq.Values {
-			ikey := key + "[" + strconv.Itoa(i) + "]"
-			s, ok := scalar(item)
-			if !ok {
-				return p.fail(item, ikey, "want a path pattern")
-			}
-			if err := gate.CheckPathPattern(s); err != nil {
-				return p.fail(item, ikey, "%v", err)
-			}
-			if into == &f.ProtectRemove && !slices.Contains(DefaultProtectedPaths(), s) {
-				return p.fail(item, ikey, "%q is not protected by default (the defaults are %s): remove takes a default as written",
-					s, strings.Join(DefaultProtectedPaths(), ", "))
-			}
-			*into = append(*into, s)
+		if err := gate.CheckPathPattern(pat); err != nil {
+			return is.fail(item, "%v", err)
+		}
+		if err := check(is, item, pat); err != nil {
+			return err
+		}
+		*ps = append(*ps, pat)
+	}
+	return nil
+}
+
+// removals is protected_paths.remove: defaults, as written, that the user's
+// file no longer protects.
+type removals struct{ paths pathPatterns }
+
+func (r *removals) decode(s state, n ast.Node) error {
+	if s.source != gate.SourceUser {
+		return s.failKey("only the user's file may remove a protected path (this is a %s file)", s.source.Label())
+	}
+	return r.paths.read(s, n, func(s state, item ast.Node, pat string) error {
+		if !slices.Contains(DefaultProtectedPaths(), pat) {
+			return s.fail(item, "%q is not protected by default (the defaults are %s): remove takes a default as written",
+				pat, strings.Join(DefaultProtectedPaths(), ", "))
 		}
 		return nil
 	})

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"github.com/goccy/go-yaml/ast"
+	"github.com/stepgate/stepgate/gate"
+)
+
+// permission is agents.NAME.permission: the shorthand mapping
+// (action: effect, or action: {resource: effect}) or the explicit list of
+// rules, in file order.
+type permission struct {
+	rules gate.Ruleset
+	set   bool
+}
+
+func (p *permission) decode(s state, n ast.Node) error {
+	p.set = true
+	if seq, ok := n.(*ast.SequenceNode); ok {
+		for i, item := range seq.Values {
+			r, err := listRule(s.index(i), item)
+			if err != nil {
+				return err
+			}
+			p.rules = append(p.rules, r)
+		}
+		return nil
+	}
+	return entries(s, n, func(action string, kn, vn ast.Node) error {
+		as := s.child(action, kn)
+		if text, ok := scalar(vn); ok {
+			return p.add(as, vn, action, "*", text)
+		}
+		return entries(as, vn, func(resource string, rkn, rvn ast.Node) error {
+			text, _ := scalar(rvn)
+			return p.add(as.child(resource, rkn), rvn, action, resource, text)
+		})
+	})
+}
+
+// add appends the rule for action on resource with the effect written at n.
+func (p *permission) add(s state, n ast.Node, action, resource, effect string) error {
+	e, err := parseEffect(s, n, effect)
+	if err != nil {
+		return err
+	}
+	p.rules = append(p.rules, gate.Rule{Action: action, Resource: resource, Effect: e, Source: s.source})
+	return nil
+}
+
+// rule is one rule of the list form.
+type rule struct {
+	Action    plain `yaml:"action"`
+	Resource  plain `yaml:"resource"`
+	Effect    plain `yaml:"effect"`
+	TicketTTL plain `yaml:"ticket_ttl"`
+}
+
+func (r *rule) decode(s state, n ast.Node) error { return fields(s, n, r, "unknown key") }
+
+// listRule decodes an item of the list form; an action is required and the
+// resource defaults to "*".
+func listRule(s state, n ast.Node) (gate.Rule, error) {
+	var r rule
+	if err := r.decode(s, n); err != nil {
+		return gate.Rule{}, err
+	}
+	out := gate.Rule{Action: r.Action.text, Resource: "*", TicketTTL: r.TicketTTL.text, Source: s.source}
+	if r.Resource.set {
+		out.Resource = r.Resource.text
+	}
+	if out.Action == "" {
+		return out, s.child("action", nil).fail(n, "an action is required")
+	}
+	e, err := parseEffect(s.child("effect", nil), n, r.Effect.text)
+	out.Effect = e
+	return out, err
+}
+
+// parseEffect is the effect written at n.
+func parseEffect(s state, n ast.Node, text string) (gate.Effect, error) {
+	e := gate.Effect(text)
+	if !e.Valid() {
+		return "", s.fail(n, "effect %q: want allow, deny or ask", text)
+	}
+	return e, nil
+}
