@@ -18,7 +18,7 @@ import (
 type progress struct {
 	run       string
 	step      int
-	calls     int    // the step's number of calls
+	calls     int   // the step's number of calls
 	from      runAt // where the run stood when the work was decided
 	kind      events.Kind
 	first     []events.Event
