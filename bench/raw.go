@@ -172,7 +172,11 @@ func rawAsyncMsgs(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg, expect f
 	w, err := timed(len(msgs), func() error {
 		for i, m := range msgs {
 			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect(i), 10))
-			if _, err := ajs.PublishMsgAsync(m); err != nil {
+			_, err := ajs.PublishMsgAsync(m)
+			if errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+				err = republishStalled(ajs, m)
+			}
+			if err != nil {
 				return fmt.Errorf("raw async publish: %w", err)
 			}
 		}
@@ -193,6 +197,20 @@ func rawAsyncMsgs(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg, expect f
 		return window{}, fmt.Errorf("raw async: %d of %d publishes refused, the first: %v", n, len(msgs), first.Load())
 	}
 	return w, nil
+}
+
+// republishStalled publishes m again after its publish stalled (256
+// unacknowledged for the client's 200 ms: a busy machine, a race build):
+// a stalled publish sent nothing. It keeps trying for step.AckWait, the
+// engine's own wait for an acknowledgement.
+func republishStalled(ajs jetstream.JetStream, m *nats.Msg) error {
+	giveUp := time.Now().Add(step.AckWait)
+	for {
+		_, err := ajs.PublishMsgAsync(m)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || time.Now().After(giveUp) {
+			return err
+		}
+	}
 }
 
 // rawConcurrent publishes W1-shaped commits from runs concurrent
