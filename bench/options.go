@@ -10,7 +10,7 @@ import (
 )
 
 // Workloads lists the workload names in the order `engine bench all` runs them.
-var workloadNames = []string{"raw", "w1", "w1fx", "w2", "w3", "w4", "w6", "c2", "c3"}
+var workloadNames = []string{"raw", "w1", "w1fx", "w2", "w3", "w4", "w5", "w6", "c2", "c3"}
 
 // Workloads returns the names of every workload.
 func Workloads() []string { return append([]string(nil), workloadNames...) }
@@ -78,14 +78,16 @@ type sizes struct {
 	// clusterRounds are c2's rounds: each makes two R3 streams on the
 	// cluster, which costs more than a fresh embedded server.
 	clusterRounds int
+	// rebuildEvents is how many events w5's stream holds.
+	rebuildEvents int
 }
 
 func (o Options) sizes() sizes {
 	if o.Quick {
-		return sizes{rawMsgs: 2000, w1Steps: 200, w2Runs: 20, w2Steps: 10, rounds: 1, clusterRounds: 1}
+		return sizes{rawMsgs: 2000, w1Steps: 200, w2Runs: 20, w2Steps: 10, rounds: 1, clusterRounds: 1, rebuildEvents: 20000}
 	}
 	// Rounds are short (w2's engine window is 40 ms), so a collection or a
 	// neighbour on the machine moves any one of them; 21 keep the medians
 	// steady and cost a few seconds.
-	return sizes{rawMsgs: 10000, w1Steps: 1000, w2Runs: 20, w2Steps: 100, rounds: 21, clusterRounds: 11}
+	return sizes{rawMsgs: 10000, w1Steps: 1000, w2Runs: 20, w2Steps: 100, rounds: 21, clusterRounds: 11, rebuildEvents: 1000000}
 }

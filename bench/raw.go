@@ -26,27 +26,44 @@ func rawMessages(n int) ([]*nats.Msg, error) {
 	run := ids.New(now)
 	sum := sha256.Sum256([]byte("echo"))
 	identity := hex.EncodeToString(sum[:])
-	rule := &events.Rule{Action: "*", Resource: "*", Effect: "allow", Source: "default"}
 	msgs := make([]*nats.Msg, n)
 	for i := range msgs {
-		text := echoText()
-		args, _ := json.Marshal(map[string]string{"text": text})
-		c := &events.Commit{ID: ids.New(now), Run: run, Step: i + 1, Kind: events.KindStep, At: now, Host: "bench",
-			Events: []events.Event{
-				events.ToolCallRequested{CallID: "c1", Tool: "echo", Args: args, Identity: identity},
-				events.PermissionDecided{CallID: "c1", Verdict: events.VerdictAllow, Reason: `allowed by rule * "*" (built-in default)`,
-					Rule: rule, Requests: []events.Request{{Action: "echo", Resources: []string{text}, Save: []string{"*"}}}},
-				events.ToolResultRecorded{CallID: "c1", Parts: []events.Part{{Type: "text", Text: text}}},
-				events.StepFinalized{Calls: 1},
-			}}
-		data, err := events.Marshal(c)
+		m, err := commitMsg(echoStep(ids, now, run, "", identity, i+1))
 		if err != nil {
 			return nil, err
 		}
-		msgs[i] = &nats.Msg{Subject: events.RunSubject(run), Data: data,
-			Header: nats.Header{jetstream.MsgIDHeader: []string{c.ID}}}
+		msgs[i] = m
 	}
 	return msgs, nil
+}
+
+// echoStep is step n of run as the engine commits one echo call (of the
+// tool with identity) that the built-in default rule allows: requested,
+// decided, settled and finalized in one commit, which names prev as the
+// run's previous commit ("" for none).
+func echoStep(ids *events.IDSource, now time.Time, run, prev, identity string, n int) *events.Commit {
+	text := echoText()
+	args, _ := json.Marshal(map[string]string{"text": text})
+	rule := &events.Rule{Action: "*", Resource: "*", Effect: "allow", Source: "default"}
+	return &events.Commit{ID: ids.New(now), Run: run, Step: n, Kind: events.KindStep, At: now, Host: "bench", Prev: prev,
+		Events: []events.Event{
+			events.ToolCallRequested{CallID: "c1", Tool: "echo", Args: args, Identity: identity},
+			events.PermissionDecided{CallID: "c1", Verdict: events.VerdictAllow, Reason: `allowed by rule * "*" (built-in default)`,
+				Rule: rule, Requests: []events.Request{{Action: "echo", Resources: []string{text}, Save: []string{"*"}}}},
+			events.ToolResultRecorded{CallID: "c1", Parts: []events.Part{{Type: "text", Text: text}}},
+			events.StepFinalized{Calls: 1},
+		}}
+}
+
+// commitMsg is c as the log publishes it: encoded, on its run's subject,
+// de-duplicated by its id (the expectation header is the publisher's).
+func commitMsg(c *events.Commit) (*nats.Msg, error) {
+	data, err := events.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return &nats.Msg{Subject: events.RunSubject(c.Run), Data: data,
+		Header: nats.Header{jetstream.MsgIDHeader: []string{c.ID}}}, nil
 }
 
 // newRawEnv is a fresh embedded server with the log's stream set up and no
@@ -155,7 +172,11 @@ func rawAsyncMsgs(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg, expect f
 	w, err := timed(len(msgs), func() error {
 		for i, m := range msgs {
 			m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect(i), 10))
-			if _, err := ajs.PublishMsgAsync(m); err != nil {
+			_, err := ajs.PublishMsgAsync(m)
+			if errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+				err = republishStalled(ajs, m)
+			}
+			if err != nil {
 				return fmt.Errorf("raw async publish: %w", err)
 			}
 		}
@@ -176,6 +197,20 @@ func rawAsyncMsgs(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg, expect f
 		return window{}, fmt.Errorf("raw async: %d of %d publishes refused, the first: %v", n, len(msgs), first.Load())
 	}
 	return w, nil
+}
+
+// republishStalled publishes m again after its publish stalled (256
+// unacknowledged for the client's 200 ms: a busy machine, a race build):
+// a stalled publish sent nothing. It keeps trying for step.AckWait, the
+// engine's own wait for an acknowledgement.
+func republishStalled(ajs jetstream.JetStream, m *nats.Msg) error {
+	giveUp := time.Now().Add(step.AckWait)
+	for {
+		_, err := ajs.PublishMsgAsync(m)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) || time.Now().After(giveUp) {
+			return err
+		}
+	}
 }
 
 // rawConcurrent publishes W1-shaped commits from runs concurrent

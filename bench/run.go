@@ -27,6 +27,8 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 		r, err = runW2(ctx, o)
 	case "w3", "w4", "c3":
 		r, err = runResume(ctx, o)
+	case "w5":
+		r, err = runW5(ctx, o)
 	case "w6":
 		r, err = runW6(ctx, o)
 	case "c2":
@@ -55,6 +57,8 @@ func summary(w io.Writer, r Result) {
 		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "sync_cpu_us_per_msg", "async_cpu_us_per_msg",
 		"cpu_us_per_step", "raw_async_cpu_us_per_msg", "raw_pipelines_cpu_us_per_msg", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
 		"prior_steps", "other_commits",
+		"events", "commits", "steps", "rebuild_ms", "rebuild_events_per_s", "rebuild_commits_per_s", "rebuild_cpu_us_per_event",
+		"rebuild_runs", "rebuild_steps", "checkpoint_ms", "replayed", "restart_runs", "restart_steps",
 		"runs", "runs_per_s", "rss_mb", "checkpoint_mb", "ready_ms", "rss_restarted_mb", "tickets_page_ms", "tickets_page_count",
 		"tickets_page_error", "approvals", "approvals_per_s"} {
 		if v, ok := r[k]; ok {

@@ -17,16 +17,17 @@ func TestMain(m *testing.M) { enginebin.Main(m, "stepgate-bench-test", &engineBi
 
 // The keys of bench/WORKLOADS.md, which tools read.
 var workloadKeys = map[string][]string{
+	"w5": {"events", "rebuild_events_per_s", "ready_ms"},
 	"w6": {"runs", "rss_mb", "ready_ms", "tickets_page_ms", "approvals_per_s"},
 	"c2": {"steps_per_s", "raw_async_msgs_per_s", "ratio", "raw_r3_async_msgs_per_s"},
 	"c3": {"resume_ms", "resume_ms_runs", "reexecutions"},
 }
 
-// The quick cluster and waiting workloads run to the end and print one
-// JSON line with every key of WORKLOADS.md, its rates positive, nothing
-// executed twice, every approval made.
+// The quick cluster, rebuild and waiting workloads run to the end and print
+// one JSON line with every key of WORKLOADS.md, its rates positive, nothing
+// executed twice, every approval made, every run and step rebuilt.
 func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
-	for _, w := range []string{"c2", "c3", "w6"} {
+	for _, w := range []string{"c2", "c3", "w5", "w6"} {
 		t.Run(w, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -59,6 +60,44 @@ func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
 			if v, ok := got["approvals"]; ok && v.(float64) != 1000 {
 				t.Errorf("approvals = %v, want 1000", v)
 			}
+			if w == "w5" {
+				checkRebuilt(t, got)
+			}
 		})
+	}
+}
+
+// checkRebuilt checks w5's line: the stream held the quick size's 20,000
+// events (a few more at most: the last step may pass the mark), the rebuild
+// and the restarted host hold every run and step the fill wrote, and the
+// restart replayed nothing past the checkpoint.
+func checkRebuilt(t *testing.T, got map[string]any) {
+	t.Helper()
+	num := func(k string) float64 {
+		v, ok := got[k].(float64)
+		if !ok {
+			t.Errorf("%s = %v, want a number", k, got[k])
+		}
+		return v
+	}
+	if ev := num("events"); ev < 20000 || ev > 20010 {
+		t.Errorf("events = %v, want 20,000", ev)
+	}
+	runs, steps := num("runs"), num("steps")
+	if runs < 2 || steps < 100*runs/2 {
+		t.Errorf("runs, steps = %v, %v: want runs of 100 steps", runs, steps)
+	}
+	for _, who := range []string{"rebuild", "restart"} {
+		if r, s := num(who+"_runs"), num(who+"_steps"); r != runs || s != steps {
+			t.Errorf("%s holds %v runs, %v steps; the fill wrote %v, %v", who, r, s, runs, steps)
+		}
+	}
+	if v := num("replayed"); v != 0 {
+		t.Errorf("replayed = %v after a clean close, want 0", v)
+	}
+	for _, k := range []string{"rebuild_events_per_s", "ready_ms"} {
+		if v := num(k); !(v > 0) {
+			t.Errorf("%s = %v, want > 0", k, v)
+		}
 	}
 }
