@@ -48,6 +48,7 @@ func (w *progress) closing() []events.Event {
 func (e *Engine) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := e.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
+		e.fit(c)
 		_, err := e.commit(ctx, c, w.last)
 		return err
 	}
@@ -56,6 +57,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 		return err
 	}
 	c := e.newCommit(w.run, w.step, w.kind, w.first...)
+	e.fit(c)
 	seq, err := e.commit(ctx, c, w.last)
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func (e *Engine) advance(ctx context.Context, w *progress) error {
 		results = append(results, p.result)
 		results = append(results, p.sideEvents()...)
 	}
-	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...))
+	return e.settleResults(ctx, w.run, w.step, seq, append(results, w.closing()...), w.exec)
 }
 
 // maxSettleRetries bounds how often a settle commit is retried after another
@@ -75,10 +77,14 @@ const maxSettleRetries = 3
 
 // settleResults commits the results of calls this host ran, retrying when
 // another host appended to the run meanwhile (the results are this host's
-// alone: no one else runs a call whose ToolCallStarted it committed).
-func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event) error {
+// alone: no one else runs a call whose ToolCallStarted it committed). The
+// results are fitted to the commit once (see fit), and calls get them.
+func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint64, evs []events.Event, calls []*planned) error {
 	for attempt := 0; ; attempt++ {
 		c := e.newCommit(run, n, events.KindSettle, evs...)
+		if attempt == 0 && e.fit(c, calls...) {
+			evs = c.Events // final: a retry commits the same results
+		}
 		_, err := e.commit(ctx, c, last)
 		if err == nil {
 			return nil

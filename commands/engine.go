@@ -163,7 +163,6 @@ func (e *Engine) commit(ctx context.Context, c *events.Commit, last uint64) (uin
 	if err := e.chain(c); err != nil {
 		return 0, err
 	}
-	e.fit(c)
 	seq, err := e.commitThrough(ctx, c, last)
 	e.observeCommit(c, err)
 	if err != nil {

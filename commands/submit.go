@@ -55,10 +55,11 @@ func (e *Engine) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan,
 	if p.oneCommit() {
 		p.execute(ctx, e)
 		p.commit = e.commitOf(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1))))
+		e.fit(&p.commit, p.calls...)
 		if _, err := e.commit(ctx, &p.commit, p.last); err != nil {
 			return e.lostRace(ctx, req, p.last, attempt, err)
 		}
-		return e.outcome(p)
+		return p.outcome(), nil
 	}
 	decide := e.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	seq, err := e.commit(ctx, decide, p.last)
@@ -66,24 +67,10 @@ func (e *Engine) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan,
 		return e.lostRace(ctx, req, p.last, attempt, err)
 	}
 	p.execute(ctx, e)
-	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
+	if err := e.settleResults(ctx, req.Run, req.Step, seq, p.settleEvents(make([]events.Event, 0, len(p.calls)+1)), p.calls); err != nil {
 		return nil, err
 	}
-	return e.outcome(p)
-}
-
-// outcome is the step's outcome as committed. A step with a result that
-// committing may have spilled further (see fit) is read back from the
-// projection; any other is the plan's own, as committed.
-func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
-	if p.tickets() != nil || !p.mayBeFitted(e.commitBudget()) {
-		return p.outcome(), nil
-	}
-	var out *StepOutcome
-	if err := e.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p.outcome(), nil
 }
 
 // lostRace handles a failed step commit: after a lost race the run is

@@ -46,10 +46,12 @@ type Spilled struct {
 }
 
 // OutputStore is the one boundary where tool output is cut: tools return
-// their whole output and only Bound shortens it. An output over the limits is
-// written whole to a file of its own in the store's directory, created
-// exclusively, and the model gets a preview naming that file. Safe for
-// concurrent use.
+// their whole output and only the store shortens it — Bound to a call's
+// limits as it finishes, then Fit to the budget of the commit that records
+// it, before the commit is built; what Fit leaves is final. An output over
+// the limits is written whole to a file of its own in the store's
+// directory, created exclusively, and the model gets a preview naming that
+// file. Safe for concurrent use.
 type OutputStore struct {
 	dir   string
 	clock func() time.Time
