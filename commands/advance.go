@@ -68,6 +68,7 @@ func resultsIn(s *projection.Step, evs []events.Event) bool {
 func (h *submitter) advance(ctx context.Context, w *progress) error {
 	if len(w.exec) == 0 {
 		c := h.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
+		h.fit(&c, w.from)
 		_, err := h.commit(ctx, &c, w.from)
 		return err
 	}
@@ -76,6 +77,7 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		return err
 	}
 	c := h.newCommit(w.run, w.step, w.kind, w.first...)
+	h.fit(&c, w.from)
 	next, err := h.commit(ctx, &c, w.from)
 	if err != nil {
 		return err
@@ -86,15 +88,19 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		results = append(results, p.result)
 		results = append(results, p.sideEvents()...)
 	}
-	return h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...))
+	return h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...), w.exec)
 }
 
 // settleResults commits the results of calls this host ran, retrying when
 // another host appended to the run meanwhile (the results are this host's
-// alone: no one else runs a call whose ToolCallStarted it committed).
-func (h *submitter) settleResults(ctx context.Context, run string, n int, from runAt, evs []events.Event) error {
+// alone: no one else runs a call whose ToolCallStarted it committed). The
+// results are fitted to the commit once (see fit), and calls get them.
+func (h *submitter) settleResults(ctx context.Context, run string, n int, from runAt, evs []events.Event, calls []*planned) error {
 	for attempt := 0; ; attempt++ {
 		c := h.newCommit(run, n, events.KindSettle, evs...)
+		if attempt == 0 && h.fit(&c, from, calls...) {
+			evs = c.Events // final: a retry commits the same results
+		}
 		_, err := h.commit(ctx, &c, from)
 		if err == nil {
 			return nil

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 // takes at most 6 more).
 func resultFloor(store *executor.OutputStore) int {
 	const callID = ""
-	path := filepath.Join(store.Dir(), "tool_"+strings.Repeat("0", 26))
+	path := store.PathOf(strings.Repeat("0", 26))
 	r := events.ToolResultRecorded{CallID: callID, IsError: true, Files: []string{path},
 		Parts: []events.Part{{Type: executor.PartText, Text: executor.Marker(path)}}}
 	f := events.OutputFileStored{Path: path, Bytes: 1 << 40, SHA256: strings.Repeat("0", 64), Expires: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)}

@@ -25,7 +25,6 @@ func (b *base) commit(ctx context.Context, c *events.Commit, from runAt) (runAt,
 		return runAt{}, err
 	}
 	c.Prev = from.prev
-	b.fit(c)
 	seq, err := b.commitThrough(ctx, c, from.seq)
 	b.observeCommit(c, err)
 	if err != nil {

@@ -50,7 +50,8 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 
 // runAll executes prepared calls, concurrently when there are several, each
 // in one of the host's execution slots (see Config.MaxExecutions), and
-// bounds each result at the output store — the one place output is cut.
+// bounds each result to lim at the output store (fit bounds them further
+// to their commit's budget, at the store too, before the commit is built).
 // epoch is the host's lease epoch when the calls were decided (leaseEpoch).
 func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned, lim executor.Limits) {
 	if len(allowed) == 1 {

@@ -46,7 +46,7 @@ func TestFitSpillsMediaLast(t *testing.T) {
 			Parts: []events.Part{{Type: executor.PartText, Text: "a picture"}, {Type: executor.PartMedia, MIME: "image/png", Data: image}}})
 	}
 	c.Events = append(c.Events, events.StepFinalized{Calls: 4000})
-	if !e.fit(&c) {
+	if !e.fit(&c, runAt{}) {
 		t.Fatal("fit changed nothing, yet 11 MB of media do not fit one message")
 	}
 	size, err := encodedSize(&c)

@@ -85,7 +85,7 @@ func (h *replier) autoApprove(ctx context.Context, project, run string) error {
 		var approved []*projection.Ticket
 		pending := otherPending(r, "")
 		for _, t := range pending {
-			if t.Kind == events.TicketPermission && allows(t.Requests, cfg.rules, current, saved) {
+			if t.Kind == events.TicketPermission && resume(t.Requests, cfg.rules, current, saved).Kind == gate.KindAllow {
 				approved = append(approved, t)
 			}
 		}

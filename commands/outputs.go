@@ -2,12 +2,8 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
@@ -23,44 +19,34 @@ type SweepResult struct {
 func (h *outputs) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 	dir := h.store.Dir()
 	res := &SweepResult{Dir: dir}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return res, nil
-	}
+	files, err := h.store.Files()
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: %w", dir, err)
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	known := h.proj.Outputs()
 	now := h.cfg.Clock()
-	for _, ent := range entries {
-		if !ent.Type().IsRegular() || !strings.HasPrefix(ent.Name(), "tool_") {
-			continue
-		}
-		path := filepath.Join(dir, ent.Name())
+	for _, f := range files {
 		expires := now // unknown until looked at
-		if o, ok := known[path]; ok {
+		if o, ok := known[f.Path]; ok {
 			expires = o.Expires
-		} else if info, err := ent.Info(); err == nil {
-			expires = info.ModTime().Add(executor.OutputRetention)
+		} else if !f.Modified.IsZero() {
+			expires = f.Modified.Add(executor.OutputRetention)
 		} else {
 			continue
 		}
 		if now.Before(expires) {
 			continue
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			h.cfg.Logger.Warn("sweeping an output file", "path", path, "err", err)
+		if err := h.store.Remove(f.Path); err != nil {
+			h.cfg.Logger.Warn("sweeping an output file", "path", f.Path, "err", err)
 			continue
 		}
-		res.Deleted = append(res.Deleted, path)
+		res.Deleted = append(res.Deleted, f.Path)
 	}
 	// Files the log keeps that are gone from the directory are swept too,
 	// so the projection matches the directory.
 	for path := range known {
-		if filepath.Dir(path) != dir || slices.Contains(res.Deleted, path) {
-			continue
-		}
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if !slices.Contains(res.Deleted, path) && h.store.Gone(path) {
 			res.Deleted = append(res.Deleted, path)
 		}
 	}

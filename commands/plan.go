@@ -82,25 +82,6 @@ func (p *plan) oneCommit() bool {
 	return true
 }
 
-// mayBeFitted reports whether committing may have shortened any of the
-// plan's results (see fit): only when a bound on the step's events, decide
-// and settle together, exceeds the commit budget.
-func (p *plan) mayBeFitted(budget int) bool {
-	n := boundOf(nil) + wrap
-	for _, c := range p.calls {
-		n += boundDecide(c) + boundResult(&c.result)
-		if c.spilled != nil || len(c.state) > 0 {
-			for _, ev := range c.sideEvents() {
-				n += bound(ev)
-			}
-		}
-		if n > budget {
-			return true
-		}
-	}
-	return false
-}
-
 // tickets returns the plan's tickets, in model order.
 func (p *plan) tickets() []*events.TicketIssued {
 	var ts []*events.TicketIssued

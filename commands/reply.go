@@ -24,30 +24,15 @@ const (
 // RejectedWith is the result of a call rejected with feedback.
 func RejectedWith(feedback string) string { return "The user rejected this call: " + feedback }
 
-// recheck reports a deny by the pinned rules or the current configuration.
-func recheck(reqs []events.Request, pinned, current gate.Ruleset) (string, *gate.Rule, bool) {
-	for _, req := range reqs {
-		dr := descriptor.Request{Action: req.Action, Resources: req.Resources, Save: req.Save}
-		for _, rs := range []gate.Ruleset{pinned, current} {
-			if d := gate.EvaluateInput(dr, rs, nil); d.Effect == gate.Deny {
-				v := gate.Decide(gate.Configured, []descriptor.Request{dr}, rs, nil)
-				return v.Reason, v.Rule, true
-			}
-		}
+// resume is the gate's verdict on a call whose ticket is answered (see
+// gate.Resume): its requests against the run's pinned rules, the
+// configuration's rules as they are now and the saved approvals that apply.
+func resume(reqs []events.Request, pinned, current, saved gate.Ruleset) gate.Verdict {
+	drs := make([]descriptor.Request, len(reqs))
+	for i, r := range reqs {
+		drs[i] = descriptor.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
 	}
-	return "", nil, false
-}
-
-// allows reports whether every request now evaluates to allow — saved
-// approvals included, and never over a configured deny.
-func allows(reqs []events.Request, pinned, current, saved gate.Ruleset) bool {
-	for _, req := range reqs {
-		dr := descriptor.Request{Action: req.Action, Resources: req.Resources, Save: req.Save}
-		if req.Ask || gate.EvaluateInput(dr, pinned, saved).Effect != gate.Allow || gate.EvaluateInput(dr, current, nil).Effect == gate.Deny {
-			return false // a request that always asks is never approved on another's behalf
-		}
-	}
-	return true
+	return gate.Resume(drs, pinned, current, saved)
 }
 
 // otherPending returns the run's pending tickets other than id.
@@ -223,10 +208,10 @@ func (h *replier) settleReply(r *projection.Run, cfg *runConfig, t *projection.T
 	}
 	// An approval (or answers): check again against the pinned rules and the
 	// configuration as it is now. Resuming never widens authority.
-	if reason, rule, denied := recheck(t.Requests, cfg.rules, current); denied {
-		resolved.Message = reason
-		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: reason, Rule: ruleRef(rule)},
-			resultEvent(t.CallID, "blocked: "+reason))
+	if v := resume(t.Requests, cfg.rules, current, nil); v.Kind == gate.KindBlock {
+		resolved.Message = v.Reason
+		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: v.Reason, Rule: ruleRef(v.Rule)},
+			resultEvent(t.CallID, "blocked: "+v.Reason))
 		w.remaining = ids(others)
 		return ""
 	}
@@ -244,7 +229,7 @@ func (h *replier) settleReply(r *projection.Run, cfg *runConfig, t *projection.T
 		project = cfg.project
 	}
 	for _, o := range others {
-		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && allows(o.Requests, cfg.rules, current, saved) {
+		if saved != nil && o.Kind == events.TicketPermission && o.Step == t.Step && resume(o.Requests, cfg.rules, current, saved).Kind == gate.KindAllow {
 			w.first = append(w.first, events.TicketResolved{Ticket: o.ID, CallID: o.CallID, Reply: events.ResolvedAuto,
 				Approved: true, By: t.ID, Principal: req.Principal})
 			h.approve(reg, cfg, r, s, o, nil, w)

@@ -104,10 +104,11 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 	if p.oneCommit() {
 		p.execute(ctx, h)
 		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
+		h.fit(&p.commit, p.from, p.calls...)
 		if _, err := h.commit(ctx, &p.commit, p.from); err != nil {
 			return h.lostRace(ctx, req, p.from.seq, attempt, err)
 		}
-		return h.outcome(p)
+		return p.outcome(), nil
 	}
 	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	next, err := h.commit(ctx, &decide, p.from)
@@ -115,24 +116,10 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 		return h.lostRace(ctx, req, p.from.seq, attempt, err)
 	}
 	p.execute(ctx, h)
-	if err := h.settleResults(ctx, req.Run, req.Step, next, p.settleEvents(make([]events.Event, 0, len(p.calls)+1))); err != nil {
+	if err := h.settleResults(ctx, req.Run, req.Step, next, p.settleEvents(make([]events.Event, 0, len(p.calls)+1)), p.calls); err != nil {
 		return nil, err
 	}
-	return h.outcome(p)
-}
-
-// outcome is the step's outcome as committed. A step with a result that
-// committing may have spilled further (see fit) is read back from the
-// projection; any other is the plan's own, as committed.
-func (h *submitter) outcome(p *plan) (*StepOutcome, error) {
-	if p.tickets() != nil || !p.mayBeFitted(h.commitBudget()) {
-		return p.outcome(), nil
-	}
-	var out *StepOutcome
-	if err := h.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p.outcome(), nil
 }
 
 // lostRace handles a failed step commit: after a lost race the run is

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,10 +46,12 @@ type Spilled struct {
 }
 
 // OutputStore is the one boundary where tool output is cut: tools return
-// their whole output and only Bound shortens it. An output over the limits is
-// written whole to a file of its own in the store's directory, created
-// exclusively, and the model gets a preview naming that file. Safe for
-// concurrent use.
+// their whole output and only the store shortens it — Bound to a call's
+// limits as it finishes, then Fit to the budget of the commit that records
+// it, before the commit is built; what Fit leaves is final. An output over
+// the limits is written whole to a file of its own in the store's
+// directory, created exclusively, and the model gets a preview naming that
+// file. Safe for concurrent use.
 type OutputStore struct {
 	dir   string
 	clock func() time.Time
@@ -119,7 +120,7 @@ func (s *OutputStore) spill(text string) (*Spilled, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(s.dir, "tool_"+s.newID())
+	path := s.PathOf(s.newID())
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err

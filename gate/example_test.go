@@ -92,3 +92,21 @@ func ExampleDecide_protectedPath() {
 	// [{Action:edit Resources:[.Git/hooks/pre-commit] Save:[] Ask:true}]
 	// true false
 }
+
+func ExampleResume() {
+	// A run pinned "bash asks"; since the call's ticket was issued the user
+	// denied rm, and another ticket's "always" saved bash "*".
+	pinned := gate.Ruleset{{Action: "bash", Resource: "*", Effect: gate.Ask, Source: gate.SourceProject}}
+	current := gate.Ruleset{{Action: "bash", Resource: "rm *", Effect: gate.Deny, Source: gate.SourceUser}}
+	saved := gate.Ruleset{{Action: "bash", Resource: "*", Effect: gate.Allow, Source: gate.SourceSaved}}
+	for _, cmds := range [][]string{{"ls"}, {"ls", "rm -rf build"}} {
+		reqs := []descriptor.Request{{Action: "bash", Resources: cmds}}
+		v := gate.Resume(reqs, pinned, current, saved)
+		fmt.Printf("%-5s %-7s %s\n", cmds[len(cmds)-1], v.Kind, v.Reason)
+	}
+	fmt.Println(gate.Resume([]descriptor.Request{{Action: "bash", Resources: []string{"ls"}}}, pinned, current, nil).Kind, "without the grant")
+	// Output:
+	// ls    allow   allowed by rule bash "*" (saved approval)
+	// rm -rf build block   denied by rule bash "rm *" (user config)
+	// confirm without the grant
+}
