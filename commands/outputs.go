@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stepgate/stepgate/client"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +14,8 @@ import (
 	"github.com/stepgate/stepgate/executor"
 )
 
-// SweepResult says what an output sweep deleted.
-type SweepResult struct {
-	Dir     string   `json:"dir"`
-	Deleted []string `json:"deleted"`
-}
+// SweepResult says what an output sweep deleted (the wire contract's).
+type SweepResult = client.SweepResult
 
 // SweepOutputs deletes this host's spilled output files whose retention has
 // passed — by the expiry the log recorded for them, or for a file the log

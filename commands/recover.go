@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stepgate/stepgate/client"
 
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
@@ -33,23 +34,12 @@ func (e *Engine) Recover(ctx context.Context) error {
 	return err
 }
 
-// RecoverRequest names an engine host that is gone for good.
-type RecoverRequest struct {
-	// Host is the gone engine's --host name.
-	Host string `json:"host"`
-}
-
-// RecoverResult lists the steps a recovery settled.
-type RecoverResult struct {
-	Host  string          `json:"host"`
-	Steps []RecoveredStep `json:"steps"`
-}
-
-// RecoveredStep is one step a recovery committed to.
-type RecoveredStep struct {
-	Run  string `json:"run"`
-	Step int    `json:"step"`
-}
+// A recovery's request and response are the wire contract's.
+type (
+	RecoverRequest = client.RecoverRequest
+	RecoverResult  = client.RecoverResult
+	RecoveredStep  = client.RecoveredStep
+)
 
 // RecoverHost settles, on this host, what the named host left open, exactly
 // as that host would on its own start (see Recover). Hosts with a lease do

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stepgate/stepgate/client"
 	"slices"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -21,24 +22,12 @@ type Registrar interface {
 	CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseScopeRequest, error)
 }
 
-// CloseScopeRequest names the scope to close.
-type CloseScopeRequest struct {
-	Scope string `json:"scope"`
-}
-
-// RegisterRequest registers tools in the location layer, in one scope.
-type RegisterRequest struct {
-	// Scope to register in; empty: a new one.
-	Scope string `json:"scope,omitempty"`
-	// Tools are the descriptors; every name is validated before any is added.
-	Tools []descriptor.Descriptor `json:"tools"`
-}
-
-// RegisterResult names the scope and each tool's identity.
-type RegisterResult struct {
-	Scope      string            `json:"scope"`
-	Identities map[string]string `json:"identities"`
-}
+// The registry's requests and responses are the wire contract's.
+type (
+	CloseScopeRequest = client.CloseScopeRequest
+	RegisterRequest   = client.RegisterRequest
+	RegisterResult    = client.RegisterResult
+)
 
 // RegisterTools adds tools to the location layer: ToolRegistered events on
 // the scope's subject, so every host rebuilds them. The latest registration
