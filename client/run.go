@@ -108,6 +108,26 @@ type TicketIssued struct {
 	Project string `json:"project"`
 }
 
+// Step returns the run's step numbered n, or nil.
+func (r *Run) Step(n int) *Step {
+	for i := range r.Steps {
+		if r.Steps[i].N == n {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}
+
+// Ticket returns the run's ticket with that id, or nil.
+func (r *Run) Ticket(id string) *Ticket {
+	for i := range r.Tickets {
+		if r.Tickets[i].ID == id {
+			return &r.Tickets[i]
+		}
+	}
+	return nil
+}
+
 // RunSummary is one line of a run listing (runs, end_run).
 type RunSummary struct {
 	ID      string `json:"id"`

@@ -68,7 +68,7 @@ type TicketPage struct {
 
 // TicketView is a pending (or resolved) ticket as a person sees it.
 type TicketView struct {
-	events.TicketIssued
+	TicketIssued
 	Run        string                 `json:"run"`
 	Step       int                    `json:"step"`
 	Args       json.RawMessage        `json:"args,omitempty"`

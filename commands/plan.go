@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stepgate/stepgate/client"
 	"reflect"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -289,7 +290,7 @@ func (p *plan) outcome() *StepOutcome {
 	if ts := p.tickets(); len(ts) > 0 {
 		o := &StepOutcome{Run: p.run, Step: p.step}
 		for _, t := range ts {
-			o.Tickets = append(o.Tickets, TicketView{TicketIssued: *t, Run: p.run, Step: p.step})
+			o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*t), Run: p.run, Step: p.step})
 		}
 		return o
 	}

@@ -47,7 +47,7 @@ const (
 
 // ticketView renders a run's ticket.
 func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
-	v := TicketView{TicketIssued: t.TicketIssued, Run: r.ID, Step: t.Step, Resolution: t.Resolution}
+	v := TicketView{TicketIssued: client.TicketIssued(t.TicketIssued), Run: r.ID, Step: t.Step, Resolution: t.Resolution}
 	if s := r.Step(t.Step); s != nil {
 		if c := s.Call(t.CallID); c != nil {
 			v.Args = c.Args
