@@ -1,6 +1,7 @@
 package service
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -88,11 +89,6 @@ func (c *counter) figures() Figures {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.f
-	if f.ErrorCodes != nil {
-		f.ErrorCodes = make(map[string]int, len(c.f.ErrorCodes))
-		for k, v := range c.f.ErrorCodes {
-			f.ErrorCodes[k] = v
-		}
-	}
+	f.ErrorCodes = maps.Clone(c.f.ErrorCodes)
 	return f
 }
