@@ -23,7 +23,7 @@ var (
 	// ErrConflict means the step was committed with other calls, or another
 	// host committed first: refresh and decide again. It is the API's one
 	// conflict: a lost commit race (step.ErrConflict) that reaches a client
-	// is translated to it (see [Code] and [Conflict]).
+	// is translated to it (see [Translate]).
 	ErrConflict = client.ErrConflict
 	// ErrTicketNotFound means no ticket has that id (or it belongs to
 	// another run than the one named).
@@ -75,10 +75,10 @@ type Error = client.Error
 
 // Code returns the stable code of err ("" for nil, "internal" for errors
 // without one): the code of the wire contract's table ([client.Code]) once
-// the commit boundary's errors are translated (see [Conflict]).
-func Code(err error) string { return client.Code(Conflict(err)) }
+// the commit boundary's errors are translated (see [Translate]).
+func Code(err error) string { return client.Code(Translate(err)) }
 
-// Conflict translates the commit boundary's errors at commands' boundary:
+// Translate translates the commit boundary's errors at commands' boundary:
 // an error wrapping step.ErrConflict (a lost race) also is [ErrConflict],
 // the one conflict a caller checks; one wrapping step.ErrTooLarge is
 // [ErrInvalidRequest] — what a request carried (arguments, rules, answers,
@@ -86,7 +86,7 @@ func Code(err error) string { return client.Code(Conflict(err)) }
 // (see fit), so a commit too large is always the request's; one that wraps
 // no sentinel and says NATS is unavailable is [ErrUnavailable]. An
 // [*Error], and any other error, is returned as it is.
-func Conflict(err error) error {
+func Translate(err error) error {
 	var e *Error
 	switch {
 	case err == nil || errors.As(err, &e):

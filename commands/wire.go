@@ -10,7 +10,9 @@ import (
 // Wire is the engine's API in the wire contract's types ([client.API]):
 // what the service serves and what the CLI's verbs use in process. It
 // converts the projection's values the engine answers with into the wire
-// shapes; everything else is the engine's own answer (the same types).
+// shapes (everything else is the engine's own answer: the same types), and
+// every error at this boundary ([Translate]): a caller checks one conflict,
+// [ErrConflict], never step's.
 type Wire struct {
 	*Host
 }
@@ -21,7 +23,7 @@ var _ client.API = Wire{}
 func (w Wire) Show(ctx context.Context, req ShowRequest) (*client.Run, error) {
 	r, err := w.Host.Show(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, Translate(err)
 	}
 	return WireRun(r), nil
 }
@@ -30,7 +32,7 @@ func (w Wire) Show(ctx context.Context, req ShowRequest) (*client.Run, error) {
 func (w Wire) Runs(ctx context.Context) ([]client.RunSummary, error) {
 	runs, err := w.Host.Runs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, Translate(err)
 	}
 	out := make([]client.RunSummary, len(runs))
 	for i, s := range runs {
@@ -43,7 +45,7 @@ func (w Wire) Runs(ctx context.Context) ([]client.RunSummary, error) {
 func (w Wire) EndRun(ctx context.Context, req EndRunRequest) (*client.RunSummary, error) {
 	s, err := w.Host.EndRun(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, Translate(err)
 	}
 	out := WireSummary(*s)
 	return &out, nil
@@ -53,7 +55,7 @@ func (w Wire) EndRun(ctx context.Context, req EndRunRequest) (*client.RunSummary
 func (w Wire) Grants(ctx context.Context, req GrantsRequest) ([]client.Grant, error) {
 	gs, err := w.Host.Grants(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, Translate(err)
 	}
 	out := make([]client.Grant, len(gs))
 	for i, g := range gs {
@@ -66,10 +68,81 @@ func (w Wire) Grants(ctx context.Context, req GrantsRequest) ([]client.Grant, er
 func (w Wire) RevokeGrant(ctx context.Context, req RevokeRequest) (*client.Grant, error) {
 	g, err := w.Host.RevokeGrant(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, Translate(err)
 	}
 	out := client.Grant(*g)
 	return &out, nil
+}
+
+// StartRun implements [client.API].
+func (w Wire) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
+	out, err := w.Host.StartRun(ctx, req)
+	return out, Translate(err)
+}
+
+// Materialize implements [client.API].
+func (w Wire) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
+	out, err := w.Host.Materialize(ctx, req)
+	return out, Translate(err)
+}
+
+// SubmitStep implements [client.API].
+func (w Wire) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
+	out, err := w.Host.SubmitStep(ctx, req)
+	return out, Translate(err)
+}
+
+// Reply implements [client.API].
+func (w Wire) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error) {
+	out, err := w.Host.Reply(ctx, req)
+	return out, Translate(err)
+}
+
+// Tickets implements [client.API].
+func (w Wire) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error) {
+	out, err := w.Host.Tickets(ctx, req)
+	return out, Translate(err)
+}
+
+// AwaitStep implements [client.API].
+func (w Wire) AwaitStep(ctx context.Context, req AwaitRequest) (*StepOutcome, error) {
+	out, err := w.Host.AwaitStep(ctx, req)
+	return out, Translate(err)
+}
+
+// RecoverHost implements [client.API].
+func (w Wire) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
+	out, err := w.Host.RecoverHost(ctx, req)
+	return out, Translate(err)
+}
+
+// RegisterTools implements [client.API].
+func (w Wire) RegisterTools(ctx context.Context, req RegisterRequest) (*RegisterResult, error) {
+	out, err := w.Host.RegisterTools(ctx, req)
+	return out, Translate(err)
+}
+
+// CloseScope implements [client.API].
+func (w Wire) CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseScopeRequest, error) {
+	out, err := w.Host.CloseScope(ctx, req)
+	return out, Translate(err)
+}
+
+// Quarantine implements [client.API].
+func (w Wire) Quarantine(ctx context.Context, req QuarantineRequest) (*QuarantineList, error) {
+	out, err := w.Host.Quarantine(ctx, req)
+	return out, Translate(err)
+}
+
+// SweepOutputs implements [client.API].
+func (w Wire) SweepOutputs(ctx context.Context) (*SweepResult, error) {
+	out, err := w.Host.SweepOutputs(ctx)
+	return out, Translate(err)
+}
+
+// WatchStep implements [StepWatcher], with the error translated.
+func (w Wire) WatchStep(ctx context.Context, req AwaitRequest, done func(*StepOutcome, error)) {
+	w.Host.WatchStep(ctx, req, func(out *StepOutcome, err error) { done(out, Translate(err)) })
 }
 
 // WireSummary is a run summary in the wire contract's shape.

@@ -143,7 +143,7 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 			wg.Go(func() {
 				defer func() { <-sem }()
 				if await {
-					r.startAwait(ctx, req, start, areq, h, &wg)
+					r.startAwait(ctx, req, start, areq, api, &wg)
 					return
 				}
 				resp, err := w(ctx, api)
