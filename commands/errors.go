@@ -3,152 +3,124 @@ package commands
 import (
 	"errors"
 
+	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/step"
 )
 
-// Sentinel errors a client branches on. [Code] maps each to a stable code.
+// Sentinel errors a client branches on: the wire contract's (package
+// client), so a caller of the in-process engine and a caller of the service
+// check the same values. [Code] maps each to its stable code.
 var (
 	// ErrInvalidRequest means the request itself is malformed.
-	ErrInvalidRequest = errors.New("invalid request")
+	ErrInvalidRequest = client.ErrInvalidRequest
 	// ErrRunNotFound means no run has that id.
-	ErrRunNotFound = errors.New("run not found")
+	ErrRunNotFound = client.ErrRunNotFound
 	// ErrRunNotActive means the run has ended; Ended absorbs.
-	ErrRunNotActive = errors.New("run is not active")
+	ErrRunNotActive = client.ErrRunNotActive
 	// ErrStepOrder means a step number that is not the run's next step, or a
 	// step submitted while the previous one is not final.
-	ErrStepOrder = errors.New("step out of order")
+	ErrStepOrder = client.ErrStepOrder
 	// ErrConflict means the step was committed with other calls, or another
-	// host committed first: refresh and decide again.
-	ErrConflict = errors.New("conflict")
+	// host committed first: refresh and decide again. It is the API's one
+	// conflict: a lost commit race (step.ErrConflict) that reaches a client
+	// is translated to it (see [Translate]).
+	ErrConflict = client.ErrConflict
 	// ErrTicketNotFound means no ticket has that id (or it belongs to
 	// another run than the one named).
-	ErrTicketNotFound = errors.New("ticket not found")
+	ErrTicketNotFound = client.ErrTicketNotFound
 	// ErrTicketResolved means the ticket was answered already, or its run
 	// no longer awaits.
-	ErrTicketResolved = errors.New("ticket already resolved")
-	// ErrTicketExpired means the ticket's deadline passed; the call settles
-	// as expired.
-	ErrTicketExpired = errors.New("ticket expired")
+	ErrTicketResolved = client.ErrTicketResolved
+	// ErrTicketExpired means the ticket's deadline passed.
+	ErrTicketExpired = client.ErrTicketExpired
 	// ErrTicketStale means the ticket's tool identity is no longer the
-	// effective registration; the call settles as a stale tool call.
-	ErrTicketStale = errors.New("ticket is stale")
-	// ErrTicketKind means the reply does not fit the ticket (answers to a
-	// permission ticket, an approval of an input ticket).
-	ErrTicketKind = errors.New("reply does not fit the ticket kind")
+	// effective registration.
+	ErrTicketStale = client.ErrTicketStale
+	// ErrTicketKind means the reply does not fit the ticket kind.
+	ErrTicketKind = client.ErrTicketKind
 	// ErrGrantNotFound means no saved approval has that id.
-	ErrGrantNotFound = errors.New("grant not found")
+	ErrGrantNotFound = client.ErrGrantNotFound
 	// ErrAwaitTimeout means the awaited step was not final within the
 	// request's timeout; nothing changed: ask again.
-	ErrAwaitTimeout = errors.New("await timed out")
+	ErrAwaitTimeout = client.ErrAwaitTimeout
 	// ErrUnavailable means the host that got the request is stopping, or
-	// NATS is unavailable to it (see step.Unavailable), and what the request
-	// asked is not done: send it again (another host, this one restarted, or
-	// this one once NATS is back, answers; a step sent again gets its
-	// recorded outcome if an earlier copy committed it).
-	ErrUnavailable = errors.New("unavailable")
-	// ErrRunDiverged means the run's hash chain broke (its history lost a
-	// write, see projection.Divergence): it takes no more steps, replies or
-	// end; an operator looks at `engine show`.
-	ErrRunDiverged = errors.New("run diverged")
+	// NATS is unavailable to it (see step.Unavailable): send it again.
+	ErrUnavailable = client.ErrUnavailable
+	// ErrRunDiverged means the run's hash chain broke (see
+	// projection.Divergence): it takes no more steps, replies or end.
+	ErrRunDiverged = client.ErrRunDiverged
 )
 
-// Stable error codes of the API.
+// Stable error codes of the API (the wire contract's).
 const (
-	CodeInvalidInput   = "invalid_input"
-	CodeRunNotFound    = "run_not_found"
-	CodeRunNotActive   = "run_not_active"
-	CodeStepOrder      = "step_order"
-	CodeConflict       = "conflict"
-	CodeTicketNotFound = "ticket_not_found"
-	CodeTicketResolved = "ticket_resolved"
-	CodeTicketExpired  = "ticket_expired"
-	CodeTicketStale    = "ticket_stale"
-	CodeTicketKind     = "ticket_kind"
-	CodeGrantNotFound  = "grant_not_found"
-	CodeAwaitTimeout   = "await_timeout"
-	CodeUnavailable    = "unavailable"
-	CodeInternal       = "internal"
-	CodeRunDiverged    = "run_diverged"
+	CodeInvalidInput   = client.CodeInvalidInput
+	CodeRunNotFound    = client.CodeRunNotFound
+	CodeRunNotActive   = client.CodeRunNotActive
+	CodeStepOrder      = client.CodeStepOrder
+	CodeConflict       = client.CodeConflict
+	CodeTicketNotFound = client.CodeTicketNotFound
+	CodeTicketResolved = client.CodeTicketResolved
+	CodeTicketExpired  = client.CodeTicketExpired
+	CodeTicketStale    = client.CodeTicketStale
+	CodeTicketKind     = client.CodeTicketKind
+	CodeGrantNotFound  = client.CodeGrantNotFound
+	CodeAwaitTimeout   = client.CodeAwaitTimeout
+	CodeUnavailable    = client.CodeUnavailable
+	CodeInternal       = client.CodeInternal
+	CodeRunDiverged    = client.CodeRunDiverged
 )
 
-// sentinel returns the error a code stands for (nil for unknown codes).
-func sentinel(code string) error {
-	switch code {
-	case CodeInvalidInput:
-		return ErrInvalidRequest
-	case CodeRunNotFound:
-		return ErrRunNotFound
-	case CodeRunNotActive:
-		return ErrRunNotActive
-	case CodeStepOrder:
-		return ErrStepOrder
-	case CodeConflict:
-		return ErrConflict
-	case CodeTicketNotFound:
-		return ErrTicketNotFound
-	case CodeTicketResolved:
-		return ErrTicketResolved
-	case CodeTicketExpired:
-		return ErrTicketExpired
-	case CodeTicketStale:
-		return ErrTicketStale
-	case CodeTicketKind:
-		return ErrTicketKind
-	case CodeGrantNotFound:
-		return ErrGrantNotFound
-	case CodeAwaitTimeout:
-		return ErrAwaitTimeout
-	case CodeUnavailable:
-		return ErrUnavailable
-	case CodeRunDiverged:
-		return ErrRunDiverged
-	}
-	return nil
-}
+// Error is an error received from a remote engine (see [client.Error]).
+type Error = client.Error
 
 // Code returns the stable code of err ("" for nil, "internal" for errors
-// without one).
-func Code(err error) string {
-	if err == nil {
-		return ""
-	}
+// without one): the code of the wire contract's table ([client.Code]) once
+// the commit boundary's errors are translated (see [Translate]).
+func Code(err error) string { return client.Code(Translate(err)) }
+
+// Translate translates the commit boundary's errors at commands' boundary:
+// an error wrapping step.ErrConflict (a lost race) also is [ErrConflict],
+// the one conflict a caller checks; one wrapping step.ErrTooLarge is
+// [ErrInvalidRequest] — what a request carried (arguments, rules, answers,
+// descriptors) is more than one commit holds; results are shortened to fit
+// (see fit), so a commit too large is always the request's; one that wraps
+// no sentinel and says NATS is unavailable is [ErrUnavailable]. An
+// [*Error], and any other error, is returned as it is.
+func Translate(err error) error {
 	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
+	switch {
+	case err == nil || errors.As(err, &e):
+		return err
+	case errors.Is(err, step.ErrConflict):
+		return &translated{err, CodeConflict}
+	case errors.Is(err, step.ErrTooLarge):
+		return &translated{err, CodeInvalidInput}
+	case client.Code(err) == CodeInternal && step.Unavailable(err):
+		return &translated{err, CodeUnavailable}
 	}
-	if errors.Is(err, step.ErrConflict) {
-		return CodeConflict
-	}
-	if errors.Is(err, step.ErrTooLarge) {
-		// What a request carried (arguments, rules, answers, descriptors)
-		// is more than one commit holds; results are shortened to fit
-		// (see fit), so a commit too large is always the request's.
-		return CodeInvalidInput
-	}
-	for _, code := range []string{CodeInvalidInput, CodeRunNotFound, CodeRunNotActive, CodeStepOrder, CodeConflict,
-		CodeTicketNotFound, CodeTicketResolved, CodeTicketExpired, CodeTicketStale, CodeTicketKind, CodeGrantNotFound, CodeAwaitTimeout, CodeUnavailable, CodeRunDiverged} {
-		if errors.Is(err, sentinel(code)) {
-			return code
-		}
-	}
-	if step.Unavailable(err) {
-		return CodeUnavailable
-	}
-	return CodeInternal
+	return err
 }
 
-// Error is an error received from a remote engine: its stable code and
-// message. errors.Is matches it against the sentinel of its code, so client
-// code branches the same way on local and remote errors.
-type Error struct {
-	Code    string
-	Message string
+// translated is an error of the commit boundary with the API code of the
+// same meaning: errors.Is matches it against that code's sentinel (and its
+// cause's chain), errors.As finds it as an [*Error] with that code. Its
+// message is the cause's.
+type translated struct {
+	cause error
+	code  string
 }
 
-func (e *Error) Error() string { return e.Message }
+func (t *translated) Error() string { return t.cause.Error() }
+func (t *translated) Unwrap() error { return t.cause }
 
-// Is reports whether target is the sentinel of e's code.
-func (e *Error) Is(target error) bool {
-	s := sentinel(e.Code)
-	return s != nil && s == target
+// Is reports whether target is the sentinel of t's code.
+func (t *translated) Is(target error) bool { return target == client.Sentinel(t.code) }
+
+// As sets an [*Error] target to t's code and message.
+func (t *translated) As(target any) bool {
+	e, ok := target.(**Error)
+	if ok {
+		*e = &Error{Code: t.code, Message: t.Error()}
+	}
+	return ok
 }

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 )
 
-// SweepResult says what an output sweep deleted.
-type SweepResult struct {
-	Dir     string   `json:"dir"`
-	Deleted []string `json:"deleted"`
-}
+// SweepResult says what an output sweep deleted (the wire contract's).
+type SweepResult = client.SweepResult
 
 // SweepOutputs answers [Engine.SweepOutputs].
 func (h *outputs) SweepOutputs(ctx context.Context) (*SweepResult, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
@@ -131,7 +132,7 @@ func (p *plan) outcome() *StepOutcome {
 	if ts := p.tickets(); len(ts) > 0 {
 		o := &StepOutcome{Run: p.run, Step: p.step}
 		for _, t := range ts {
-			o.Tickets = append(o.Tickets, TicketView{TicketIssued: *t, Run: p.run, Step: p.step})
+			o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*t), Run: p.run, Step: p.step})
 		}
 		return o
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/client"
 )
 
 // Inspector answers questions about the log itself rather than a run. Its
@@ -23,18 +23,11 @@ var _ Inspector = (*Engine)(nil)
 // catch up before it answers with what it has.
 const quarantineSync = 5 * time.Second
 
-// QuarantineRequest asks for the quarantined messages. It has no fields
-// yet; it is a struct so that filters can be added.
-type QuarantineRequest struct{}
-
-// QuarantineList is the quarantine as of a stream sequence: the latest
-// messages (at most projection.QuarantineKeep, oldest first) and how many
-// there were in all.
-type QuarantineList struct {
-	Seq      uint64                   `json:"seq"`
-	Total    uint64                   `json:"total"`
-	Messages []projection.Quarantined `json:"messages"`
-}
+// The quarantine's request and response are the wire contract's.
+type (
+	QuarantineRequest = client.QuarantineRequest
+	QuarantineList    = client.QuarantineList
+)
 
 // Quarantine implements [Inspector].
 func (e *Engine) Quarantine(ctx context.Context, _ QuarantineRequest) (*QuarantineList, error) {
@@ -45,9 +38,9 @@ func (e *Engine) Quarantine(ctx context.Context, _ QuarantineRequest) (*Quaranti
 	defer cancel()
 	_ = e.proj.Sync(sctx, e.log) // best effort: a projector behind lists what it has
 	q := e.proj.Quarantine()
-	msgs := q.Recent
-	if msgs == nil {
-		msgs = []projection.Quarantined{}
+	msgs := make([]client.Quarantined, len(q.Recent))
+	for i, m := range q.Recent {
+		msgs[i] = client.Quarantined(m)
 	}
 	return &QuarantineList{Seq: e.proj.Seq(), Total: q.Total, Messages: msgs}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/stepgate/stepgate/client"
+
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
@@ -20,23 +22,12 @@ const (
 	maxAttempts = 3
 )
 
-// RecoverRequest names an engine host that is gone for good.
-type RecoverRequest struct {
-	// Host is the gone engine's --host name.
-	Host string `json:"host"`
-}
-
-// RecoverResult lists the steps a recovery settled.
-type RecoverResult struct {
-	Host  string          `json:"host"`
-	Steps []RecoveredStep `json:"steps"`
-}
-
-// RecoveredStep is one step a recovery committed to.
-type RecoveredStep struct {
-	Run  string `json:"run"`
-	Step int    `json:"step"`
-}
+// A recovery's request and response are the wire contract's.
+type (
+	RecoverRequest = client.RecoverRequest
+	RecoverResult  = client.RecoverResult
+	RecoveredStep  = client.RecoveredStep
+)
 
 // needsRecovery reports whether host's recovery has something to settle in
 // r: its open step was committed last by host and holds a call cleared to

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/stepgate/stepgate/client"
+
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
@@ -20,24 +22,12 @@ type Registrar interface {
 	CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseScopeRequest, error)
 }
 
-// CloseScopeRequest names the scope to close.
-type CloseScopeRequest struct {
-	Scope string `json:"scope"`
-}
-
-// RegisterRequest registers tools in the location layer, in one scope.
-type RegisterRequest struct {
-	// Scope to register in; empty: a new one.
-	Scope string `json:"scope,omitempty"`
-	// Tools are the descriptors; every name is validated before any is added.
-	Tools []descriptor.Descriptor `json:"tools"`
-}
-
-// RegisterResult names the scope and each tool's identity.
-type RegisterResult struct {
-	Scope      string            `json:"scope"`
-	Identities map[string]string `json:"identities"`
-}
+// The registry's requests and responses are the wire contract's.
+type (
+	CloseScopeRequest = client.CloseScopeRequest
+	RegisterRequest   = client.RegisterRequest
+	RegisterResult    = client.RegisterResult
+)
 
 // effectiveTool is one entry of the effective registry.
 type effectiveTool struct {

@@ -134,7 +134,7 @@ func TestAccessCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(r.nc.Close)
-		r.client = newClient(r.nc, newConnWatch(), 0)
+		r.client = newClient(r.nc, 0)
 		return r
 	}
 	agent, approver := dial(urls[1], "agent"), dial(urls[2], "approver")

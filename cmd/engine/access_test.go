@@ -97,7 +97,7 @@ func (g *guarded) asRole(t *testing.T, user, roleName string) *role {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.nc.Close)
-	r.client = newClient(r.nc, newConnWatch(), 0)
+	r.client = newClient(r.nc, 0)
 	return r
 }
 
@@ -274,7 +274,7 @@ func TestServeAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.nc.Close()
+	defer c.Close()
 	askStep(t, ctx, c)
 
 	err = run(ctx, []string{"serve", "--data", t.TempDir(), "--nats", url, "--auth", accessFile}, io.Discard, io.Discard)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/executor"
@@ -78,11 +79,9 @@ func (f *connFlags) options() []nats.Option {
 // dialClient connects a client of the service: one that waits for a NATS
 // server that is not up yet (or is restarting) rather than failing, keeps
 // what it sends while disconnected (nats.go's reconnect buffer), and sends
-// its requests again after a reconnect (see client.call).
-func (f *connFlags) dialClient(log *slog.Logger) (*client, error) {
-	w := newConnWatch()
-	opts := append(f.options(), nats.RetryOnFailedConnect(true),
-		nats.ConnectHandler(w.connected), nats.ReconnectHandler(w.connected),
+// its requests again after a reconnect (see sgclient.Dial).
+func (f *connFlags) dialClient(log *slog.Logger, opts ...sgclient.Option) (*client, error) {
+	nopts := append(f.options(),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if !errors.Is(err, nats.ErrSlowConsumer) { // late answers to copies of a request are dropped
 				log.Warn("NATS", "url", f.natsURL, "err", err)
@@ -93,11 +92,7 @@ func (f *connFlags) dialClient(log *slog.Logger) (*client, error) {
 				log.Warn("lost the connection to NATS; reconnecting", "url", f.natsURL, "err", err)
 			}
 		}))
-	nc, err := nats.Connect(f.natsURL, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
-	}
-	return newClient(nc, w, f.timeout), nil
+	return sgclient.Dial(f.natsURL, append([]sgclient.Option{sgclient.WithNATSOptions(nopts...), sgclient.WithTimeout(f.timeout)}, opts...)...)
 }
 
 // tools is the process layer this binary installs; withTest adds the test
@@ -258,7 +253,7 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 		if err != nil {
 			return nil, err
 		}
-		return &backend{api: c, close: func() error { c.nc.Close(); return nil }}, nil
+		return &backend{api: c, close: func() error { c.Close(); return nil }}, nil
 	}
 	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -267,7 +262,7 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
-	return &backend{api: e.host, close: e.close}, nil
+	return &backend{api: commands.Wire{Host: e.host}, close: e.close}, nil
 }
 
 // with opens the engine the flags name, calls fn with it, and lets it go.

@@ -22,7 +22,7 @@ func TestUnknownRequestFieldsAreInvalidInput(t *testing.T) {
 	for name := range endpoints() {
 		t.Run(name, func(t *testing.T) {
 			var out json.RawMessage
-			err := s.client.call(ctx, name, map[string]any{"no_such_field": 1}, &out, nil)
+			err := s.client.Do(ctx, name, map[string]any{"no_such_field": 1}, &out)
 			if got := commands.Code(err); got != commands.CodeInvalidInput {
 				t.Errorf("%s with an unknown field = %v (code %q), want invalid_input", name, err, got)
 			}
@@ -30,7 +30,7 @@ func TestUnknownRequestFieldsAreInvalidInput(t *testing.T) {
 	}
 	loc := t.TempDir()
 	var out json.RawMessage
-	err := s.client.call(ctx, epStartRun, map[string]any{"location": loc, "disabled_tools": true}, &out, nil)
+	err := s.client.Do(ctx, epStartRun, map[string]any{"location": loc, "disabled_tools": true}, &out)
 	if got := commands.Code(err); got != commands.CodeInvalidInput {
 		t.Errorf("start_run with disabled_tools (a typo of disable_tools) = %v (code %q), want invalid_input", err, got)
 	}

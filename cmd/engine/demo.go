@@ -187,13 +187,13 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	p.step(out)
-	sum, err := e.host.EndRun(ctx, commands.EndRunRequest{Run: *run})
+	sum, err := commands.Wire{Host: e.host}.EndRun(ctx, commands.EndRunRequest{Run: *run})
 	if err != nil {
 		return err
 	}
 	p.ended(sum)
 	say("== the run as the rebuilt projection shows it (engine show %s)", *run)
-	r, err := e.host.Show(ctx, commands.ShowRequest{Run: *run})
+	r, err := commands.Wire{Host: e.host}.Show(ctx, commands.ShowRequest{Run: *run})
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.nc.Close()
+	defer c.Close()
 
 	fams := scrape(t, s.metricsURL)
 	for _, want := range []struct {

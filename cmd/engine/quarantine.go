@@ -31,7 +31,11 @@ func runQuarantine(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if *asJSON {
 			return json.NewEncoder(stdout).Encode(l)
 		}
-		printQuarantine(stdout, projection.Quarantine{Total: l.Total, Recent: l.Messages})
+		q := projection.Quarantine{Total: l.Total, Recent: make([]projection.Quarantined, len(l.Messages))}
+		for i, m := range l.Messages {
+			q.Recent[i] = projection.Quarantined(m)
+		}
+		printQuarantine(stdout, q)
 		return nil
 	})
 }

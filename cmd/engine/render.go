@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
@@ -63,7 +64,7 @@ func (p *printer) note(run, text string) {
 	fmt.Fprintln(p.w, text)
 }
 
-func (p *printer) ended(s *commands.RunSummary) {
+func (p *printer) ended(s *sgclient.RunSummary) {
 	if p.json {
 		p.emit(map[string]any{"run": s.ID, "event": "ended", "cause": s.Cause, "steps": s.Steps})
 		return
@@ -82,7 +83,7 @@ func oneLine(s string, n int) string {
 
 // timeline prints a run as a person reads it: every step, every call with
 // its verdict, the rule that decided and its result.
-func timeline(w io.Writer, r *projection.Run) {
+func timeline(w io.Writer, r *sgclient.Run) {
 	status := string(r.Status)
 	if r.End != nil {
 		status += " (" + r.End.Cause + ")"
@@ -90,7 +91,7 @@ func timeline(w io.Writer, r *projection.Run) {
 	fmt.Fprintf(w, "run %s  agent %s  %s\n", r.ID, r.Snapshot.Agent, status)
 	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
 	if r.Diverged != nil {
-		fmt.Fprintf(w, "  DIVERGED: its history lost a write; it takes no more steps: %s\n", r.Diverged)
+		fmt.Fprintf(w, "  DIVERGED: its history lost a write; it takes no more steps: %s\n", (*projection.Divergence)(r.Diverged))
 	}
 	for _, s := range r.Steps {
 		final := "final"
@@ -134,7 +135,7 @@ func timeline(w io.Writer, r *projection.Run) {
 }
 
 // todos prints the run's current todo list, when it has one.
-func todos(w io.Writer, r *projection.Run) {
+func todos(w io.Writer, r *sgclient.Run) {
 	raw, ok := r.State[builtin.TodoStateKey]
 	if !ok {
 		return
@@ -151,7 +152,7 @@ func todos(w io.Writer, r *projection.Run) {
 }
 
 // resolution describes how a ticket was answered, for a timeline.
-func resolution(t *projection.Ticket) string {
+func resolution(t *sgclient.Ticket) string {
 	res := t.Resolution
 	if res == nil {
 		return ": pending"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -60,7 +61,7 @@ func fixtureRun() *projection.Run {
 
 func TestTimelineGolden(t *testing.T) {
 	var b bytes.Buffer
-	timeline(&b, fixtureRun())
+	timeline(&b, commands.WireRun(fixtureRun()))
 	golden(t, "timeline.golden", b.Bytes())
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -60,11 +61,10 @@ func serveForTest(t *testing.T) *twoServed {
 	}
 	t.Cleanup(func() { cancel(); _ = stop2(); _ = s.h2.Close(); nc2.Close() })
 	cf := connFlags{natsURL: s.url, timeout: 30 * time.Second}
-	if s.c, err = cf.dialClient(log); err != nil {
+	if s.c, err = cf.dialClient(log, sgclient.WithAttemptWait(func(string, int) time.Duration { return 20 * time.Millisecond })); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.c.nc.Close)
-	s.c.waits = func(string, int) time.Duration { return 20 * time.Millisecond }
+	t.Cleanup(s.c.Close)
 	return s
 }
 
@@ -190,9 +190,9 @@ func TestClientGivesUpAtItsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.nc.Close()
+	defer c.Close()
 	// Nobody serves this subject: no responders, again and again.
-	err = c.call(ctx, "no_such_endpoint", struct{}{}, &struct{}{}, nil)
+	err = c.Do(ctx, "no_such_endpoint", struct{}{}, &struct{}{})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "gave up after 300ms") || !strings.Contains(err.Error(), "no stepgate service is reachable") {
 		t.Fatalf("no service: %v", err)
 	}
@@ -202,11 +202,11 @@ func TestClientGivesUpAtItsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a client starts while NATS is down: %v", err)
 	}
-	defer c.nc.Close()
+	defer c.Close()
 	if _, err := c.Runs(ctx); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "gave up") {
 		t.Fatalf("no NATS server: %v", err)
 	}
-	if c.nc.Status() == nats.CLOSED {
+	if c.Conn().Status() == nats.CLOSED {
 		t.Fatal("the connection gave up; it must keep trying")
 	}
 }

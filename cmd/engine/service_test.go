@@ -60,7 +60,7 @@ func serveT(t *testing.T) *served {
 		}
 		_ = e.close()
 	})
-	return &served{e: e, client: newClient(nc, newConnWatch(), 0), nc: nc, stop: stopAll}
+	return &served{e: e, client: newClient(nc, 0), nc: nc, stop: stopAll}
 }
 
 // askStep starts a run whose one bash call waits for a human and returns

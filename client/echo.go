@@ -1,11 +1,8 @@
-package main
+package client
 
 import (
 	"context"
 	"errors"
-
-	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/projection"
 )
 
 // The echoes of requests sent more than once (see echoFunc): each looks the
@@ -17,12 +14,12 @@ import (
 // executing it (or its host died and its restart settles it): keep waiting,
 // unless the step waits only for humans (its outcome is its tickets). A
 // step recorded with other calls is the conflict it says.
-func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOutcome) echoFunc {
-	return func(ctx context.Context, answer *commands.Error) (bool, error) {
-		if !errors.Is(answer, commands.ErrConflict) {
+func (c *Client) submitEcho(req SubmitStepRequest, out *StepOutcome) echoFunc {
+	return func(ctx context.Context, answer *Error) (bool, error) {
+		if !errors.Is(answer, ErrConflict) {
 			return true, answer
 		}
-		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run})
+		r, err := c.Show(ctx, ShowRequest{Run: req.Run})
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
@@ -33,11 +30,11 @@ func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOu
 		if s.Final || !waitsForHumans(r, s) {
 			return false, nil // a later copy gets the recorded outcome
 		}
-		pending, err := c.Tickets(ctx, commands.TicketsRequest{Run: req.Run, Limit: commands.MaxTicketsLimit})
+		pending, err := c.Tickets(ctx, TicketsRequest{Run: req.Run, Limit: MaxTicketsLimit})
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
-		*out = commands.StepOutcome{Run: req.Run, Step: req.Step, Results: []commands.CallResult{}}
+		*out = StepOutcome{Run: req.Run, Step: req.Step, Results: []CallResult{}}
 		for _, t := range pending.Tickets {
 			if t.Step == req.Step {
 				out.Tickets = append(out.Tickets, t)
@@ -51,15 +48,15 @@ func (c *client) submitEcho(req commands.SubmitStepRequest, out *commands.StepOu
 // the recorded resolution is this reply (the same reply by the same
 // principal, not a cascade), with the step's outcome once it is final.
 // Client.Reply names the ticket's run in the request for this.
-func (c *client) replyEcho(req commands.ReplyRequest, out *commands.ReplyResult) echoFunc {
-	return func(ctx context.Context, answer *commands.Error) (bool, error) {
-		if !errors.Is(answer, commands.ErrTicketResolved) {
+func (c *Client) replyEcho(req ReplyRequest, out *ReplyResult) echoFunc {
+	return func(ctx context.Context, answer *Error) (bool, error) {
+		if !errors.Is(answer, ErrTicketResolved) {
 			return true, answer
 		}
 		if req.Run == "" { // the ticket was not pending when the reply was sent
 			return true, answer
 		}
-		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run})
+		r, err := c.Show(ctx, ShowRequest{Run: req.Run})
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
@@ -67,11 +64,11 @@ func (c *client) replyEcho(req commands.ReplyRequest, out *commands.ReplyResult)
 		if t == nil || t.Resolution == nil || t.Resolution.Reply != req.Reply || t.Resolution.Principal != req.Principal || t.Resolution.By != "" {
 			return true, answer // someone else's answer
 		}
-		*out = commands.ReplyResult{Ticket: req.Ticket, Run: req.Run, Step: t.Step, Approved: t.Resolution.Approved}
+		*out = ReplyResult{Ticket: req.Ticket, Run: req.Run, Step: t.Step, Approved: t.Resolution.Approved}
 		s := r.Step(t.Step)
 		switch {
 		case s != nil && s.Final:
-			if out.Outcome, err = c.AwaitStep(ctx, commands.AwaitRequest{Run: req.Run, Step: t.Step}); err != nil {
+			if out.Outcome, err = c.AwaitStep(ctx, AwaitRequest{Run: req.Run, Step: t.Step}); err != nil {
 				return true, err
 			}
 			return true, nil
@@ -84,23 +81,23 @@ func (c *client) replyEcho(req commands.ReplyRequest, out *commands.ReplyResult)
 
 // endEcho: "run not active" answering a copy of an end is the run ended,
 // by an earlier copy or otherwise: its summary is the answer.
-func (c *client) endEcho(req commands.EndRunRequest, out *commands.RunSummary) echoFunc {
-	return func(ctx context.Context, answer *commands.Error) (bool, error) {
-		if !errors.Is(answer, commands.ErrRunNotActive) {
+func (c *Client) endEcho(req EndRunRequest, out *RunSummary) echoFunc {
+	return func(ctx context.Context, answer *Error) (bool, error) {
+		if !errors.Is(answer, ErrRunNotActive) {
 			return true, answer
 		}
-		r, err := c.Show(ctx, commands.ShowRequest{Run: req.Run}) // one run, not the list of all
+		r, err := c.Show(ctx, ShowRequest{Run: req.Run}) // one run, not the list of all
 		if err != nil {
 			return true, errors.Join(answer, err)
 		}
-		*out = r.Summary()
+		*out = summaryOf(r)
 		return true, nil
 	}
 }
 
 // sameCallIDs reports whether a recorded step holds the submitted calls
 // (ids and tools, in order).
-func sameCallIDs(s *projection.Step, calls []commands.CallRequest) bool {
+func sameCallIDs(s *Step, calls []CallRequest) bool {
 	if len(s.Calls) != len(calls) {
 		return false
 	}
@@ -115,18 +112,27 @@ func sameCallIDs(s *projection.Step, calls []commands.CallRequest) bool {
 // waitsForHumans reports whether a step that is not final has nothing to
 // wait for but answers to its tickets: every call has its result or a
 // pending ticket.
-func waitsForHumans(r *projection.Run, s *projection.Step) bool {
+func waitsForHumans(r *Run, s *Step) bool {
 	pending := false
 	for i := range s.Calls {
 		call := &s.Calls[i]
-		if call.Terminal() {
+		if call.Result != nil {
 			continue
 		}
 		t := r.Ticket(call.Ticket)
-		if t == nil || !t.Pending() {
+		if t == nil || t.Resolution != nil {
 			return false
 		}
 		pending = true
 	}
 	return pending
+}
+
+// summaryOf is the run's line of a listing, as end_run answers it.
+func summaryOf(r *Run) RunSummary {
+	s := RunSummary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq, Diverged: r.Diverged != nil}
+	if r.End != nil {
+		s.Cause = r.End.Cause
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package main
+package client
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
-	"github.com/stepgate/stepgate/commands"
 )
 
 // How the client sends a request again. A request is sent again only when
@@ -39,7 +38,7 @@ var errNotResent = errors.New("not sent again: it may or may not have been appli
 // differently for no reason the client can check.
 func idempotent(endpoint string) bool {
 	switch endpoint {
-	case epRevoke, epRegister, epCloseScope:
+	case EndpointRevoke, EndpointRegister, EndpointCloseScope:
 		return false
 	}
 	return true
@@ -51,9 +50,9 @@ func idempotent(endpoint string) bool {
 func attemptWait(endpoint string, n int) time.Duration {
 	first, limit := 2*time.Second, 15*time.Second
 	switch endpoint {
-	case epSubmitStep, epReply, epStartRun, epEndRun, epMaterialize, epRecover:
+	case EndpointSubmitStep, EndpointReply, EndpointStartRun, EndpointEndRun, EndpointMaterialize, EndpointRecover:
 		first, limit = 5*time.Second, time.Minute
-	case epAwait:
+	case EndpointAwait:
 		first, limit = time.Minute, 5*time.Minute
 	}
 	d := first << min(n-1, 10)
@@ -61,12 +60,13 @@ func attemptWait(endpoint string, n int) time.Duration {
 }
 
 // defaultTimeout is how long one request may take, its copies included,
-// when neither --timeout nor the caller's context says.
+// when neither WithTimeout (the CLI's --timeout) nor the caller's context
+// says.
 func defaultTimeout(endpoint string) time.Duration {
 	switch endpoint {
-	case epAwait:
+	case EndpointAwait:
 		return 24 * time.Hour // a human may take a while
-	case epSubmitStep, epReply, epStartRun, epEndRun, epMaterialize, epRecover:
+	case EndpointSubmitStep, EndpointReply, EndpointStartRun, EndpointEndRun, EndpointMaterialize, EndpointRecover:
 		return 15 * time.Minute // long enough for the longest tool call
 	}
 	return time.Minute
@@ -77,7 +77,7 @@ func defaultTimeout(endpoint string) time.Duration {
 // submit of a step being executed is a conflict, a second reply finds the
 // ticket resolved). It returns done with the outcome (nil: resp is filled),
 // or not done: the earlier copy is still at work, keep waiting.
-type echoFunc func(ctx context.Context, answer *commands.Error) (done bool, err error)
+type echoFunc func(ctx context.Context, answer *Error) (done bool, err error)
 
 // connWatch tells a waiting request that the connection to NATS is back.
 // Safe for concurrent use.
@@ -106,7 +106,7 @@ func (w *connWatch) connected(*nats.Conn) {
 // call sends req to endpoint and decodes the answer into resp, sending the
 // request again as the constants above say, until the first answer, ctx's
 // end, or the request's deadline (c.timeout, else defaultTimeout).
-func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo echoFunc) error {
+func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo echoFunc) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 		return fmt.Errorf("%s: %w", endpoint, err)
 	}
 	defer func() { _ = sub.Unsubscribe() }() // best effort: the inbox is this call's alone
-	subject, resend := subjectPrefix+"."+endpoint, idempotent(endpoint)
+	subject, resend := Subject(endpoint), idempotent(endpoint)
 	wait := c.waits
 	if wait == nil {
 		wait = attemptWait
@@ -188,8 +188,8 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 				continue
 			}
 			if code := m.Header.Get(micro.ErrorCodeHeader); code != "" {
-				answer := &commands.Error{Code: code, Message: m.Header.Get(micro.ErrorHeader)}
-				if code == commands.CodeUnavailable && resend { // a stopping host acted on nothing
+				answer := &Error{Code: code, Message: m.Header.Get(micro.ErrorHeader)}
+				if code == CodeUnavailable && resend { // a stopping host acted on nothing
 					why = answer.Message
 					timer.Reset(min(noRespondersFirst<<min(sends-1, 10), noRespondersLimit))
 					continue
@@ -213,7 +213,7 @@ func (c *client) call(ctx context.Context, endpoint string, req, resp any, echo 
 }
 
 // gaveUp is the error of a request that had no answer by its deadline.
-func (c *client) gaveUp(endpoint string, limit time.Duration, sends int, why string, err error) error {
+func (c *Client) gaveUp(endpoint string, limit time.Duration, sends int, why string, err error) error {
 	if why == "" {
 		why = "no answer"
 	}

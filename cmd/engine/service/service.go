@@ -1,0 +1,178 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/internal/strictjson"
+)
+
+// maxInFlight is how many requests a host handles at once; waiters of
+// await_step hold no slot.
+const maxInFlight = 256
+
+// endpoint adapts one command to a JSON request/response handler: it
+// decodes the request body (an invalid one is refused at once) and returns
+// the work that answers it.
+type endpoint func(body []byte) (work, error)
+
+// work is what answers one decoded request.
+type work func(ctx context.Context, api client.API) (any, error)
+
+// handle decodes the request into Req; its work calls fn.
+func handle[Req any, Resp any](fn func(client.API, context.Context, Req) (Resp, error)) endpoint {
+	return func(body []byte) (work, error) {
+		req, err := DecodeRequest[Req](body)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, api client.API) (any, error) { return fn(api, ctx, req) }, nil
+	}
+}
+
+// DecodeRequest decodes a request body strictly: one JSON value whose
+// fields are all Req's. A field Req does not have (a typo such as
+// "disabled_tools") is invalid_input, never ignored: an ignored narrowing
+// would fail open. An empty body is Req's zero value.
+func DecodeRequest[Req any](body []byte) (Req, error) {
+	var req Req
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, nil
+	}
+	if err := strictjson.Decode(body, &req); err != nil {
+		return req, fmt.Errorf("decode request: %w: %w", commands.ErrInvalidRequest, err)
+	}
+	return req, nil
+}
+
+// endpoints is the service's table: one handler per endpoint of
+// client.Endpoints.
+func endpoints() map[string]endpoint {
+	return map[string]endpoint{
+		client.EndpointStartRun:    handle(client.API.StartRun),
+		client.EndpointMaterialize: handle(client.API.Materialize),
+		client.EndpointSubmitStep:  handle(client.API.SubmitStep),
+		client.EndpointEndRun:      handle(client.API.EndRun),
+		client.EndpointRuns: handle(func(api client.API, ctx context.Context, _ client.Empty) ([]client.RunSummary, error) {
+			return api.Runs(ctx)
+		}),
+		client.EndpointShow:       handle(client.API.Show),
+		client.EndpointReply:      handle(client.API.Reply),
+		client.EndpointTickets:    handle(client.API.Tickets),
+		client.EndpointAwait:      handle(client.API.AwaitStep),
+		client.EndpointGrants:     handle(client.API.Grants),
+		client.EndpointRevoke:     handle(client.API.RevokeGrant),
+		client.EndpointRegister:   handle(client.API.RegisterTools),
+		client.EndpointCloseScope: handle(client.API.CloseScope),
+		client.EndpointRecover:    handle(client.API.RecoverHost),
+		client.EndpointQuarantine: handle(client.API.Quarantine),
+		client.EndpointSweep: handle(func(api client.API, ctx context.Context, _ client.Empty) (*client.SweepResult, error) {
+			return api.SweepOutputs(ctx)
+		}),
+	}
+}
+
+// Names lists the service's endpoints.
+func Names() []string {
+	var out []string
+	for name := range endpoints() {
+		out = append(out, name)
+	}
+	return out
+}
+
+// Serve exposes h as the "stepgate" micro service on nc. Once it returns,
+// the endpoints answer; they serve until ctx ends, and stop waits for that
+// and for the requests in flight. Requests are handled concurrently (up to
+// maxInFlight at once), each with ctx; errors reach clients as service
+// errors with stable codes. Each endpoint's metadata holds the JSON Schema
+// of its request and of its response (client.Schema).
+func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger) (stop func() error, err error) {
+	api := commands.Wire{Host: h}
+	counts := newStats()
+	svc, err := micro.AddService(nc, micro.Config{
+		Name: client.ServiceName, Version: version,
+		Description:  "Stepgate: permission-checked, durably logged tool execution for AI agents",
+		StatsHandler: counts.data,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add service: %w", err)
+	}
+	sem := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	for name, ep := range endpoints() {
+		md, err := metadata(name)
+		if err != nil {
+			_ = svc.Stop()
+			return nil, err
+		}
+		r := &responder{nc: nc, log: log, stats: counts.of(name)}
+		await := name == client.EndpointAwait
+		handler := micro.HandlerFunc(func(req micro.Request) {
+			start := time.Now()
+			var (
+				w    work
+				areq commands.AwaitRequest
+				err  error
+			)
+			// Decoded here, on micro's handler goroutine, so that an invalid
+			// request is refused through micro (which counts the error).
+			if await {
+				areq, err = DecodeRequest[commands.AwaitRequest](req.Data())
+			} else {
+				w, err = ep(req.Data())
+			}
+			if err != nil {
+				r.refuse(req, start, err)
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				r.refuse(req, start, errStopping)
+				return
+			}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if await {
+					r.startAwait(ctx, req, start, areq, api, &wg)
+					return
+				}
+				resp, err := w(ctx, api)
+				r.answer(req, start, resp, err)
+			})
+		})
+		if err := svc.AddEndpoint(name, handler, micro.WithEndpointSubject(client.Subject(name)), micro.WithEndpointMetadata(md)); err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("add endpoint %s: %w", name, err)
+		}
+	}
+	if err := nc.Flush(); err != nil { // the subscriptions are in place on the server
+		_ = svc.Stop()
+		return nil, fmt.Errorf("add service: %w", err)
+	}
+	return func() error {
+		<-ctx.Done()
+		err := svc.Stop()
+		wg.Wait()
+		return err
+	}, nil
+}
+
+// metadata is an endpoint's micro metadata: its request's and response's
+// JSON Schema.
+func metadata(name string) (map[string]string, error) {
+	req, resp, err := client.Schema(name)
+	if err != nil {
+		return nil, fmt.Errorf("add endpoint %s: %w", name, err)
+	}
+	return map[string]string{"request_schema": string(req), "response_schema": string(resp)}, nil
+}
