@@ -34,29 +34,16 @@ func Resume(reqs []descriptor.Request, pinned, current, saved Ruleset) Verdict {
 			}
 		}
 	}
-	var first, firstAsk Decision
-	var firstAction, askAction string
-	var asked []descriptor.Request
+	var t tally
 	for i, req := range reqs {
 		d := EvaluateInput(req, pinned, saved)
 		if req.Ask && d.Effect == Allow {
 			d.Effect = Ask // never approved on another's behalf
 		}
+		t.saw(i, req, d)
 		if d.Effect != Allow {
-			if asked == nil {
-				firstAsk, askAction = d, req.Action
-			}
-			asked = append(asked, req)
-		}
-		if i == 0 {
-			first, firstAction = d, req.Action
+			t.asked = append(t.asked, req)
 		}
 	}
-	if asked != nil {
-		return Verdict{Kind: KindConfirm, Reason: reason("confirmation required", askAction, firstAsk), Rule: firstAsk.Rule, Asked: asked}
-	}
-	if len(reqs) == 0 {
-		return Verdict{Kind: KindAllow, Reason: "no permission required"}
-	}
-	return Verdict{Kind: KindAllow, Reason: reason("allowed", firstAction, first), Rule: first.Rule}
+	return t.verdict(len(reqs))
 }

@@ -55,34 +55,53 @@ func Decide(n Narrowing, reqs []descriptor.Request, configured, saved Ruleset) V
 	if n != Configured {
 		return Verdict{Kind: KindBlock, Reason: DisabledReason}
 	}
-	var first, firstAsk Decision
-	var firstAction, askAction string
-	var asked []descriptor.Request
+	var t tally
 	for i, req := range reqs {
 		d := EvaluateInput(req, configured, saved)
 		if req.Ask && d.Effect == Allow {
 			d.Effect = Ask // the tool could not judge it: a human must
 		}
-		switch d.Effect {
-		case Deny:
+		if d.Effect == Deny {
 			return Verdict{Kind: KindBlock, Reason: reason("denied", req.Action, d), Rule: d.Rule}
-		case Ask:
-			if asked == nil {
-				firstAsk, askAction = d, req.Action
-			}
-			asked = askingParts(asked, req, configured, saved)
 		}
-		if i == 0 {
-			first, firstAction = d, req.Action
+		t.saw(i, req, d)
+		if d.Effect == Ask {
+			t.asked = askingParts(t.asked, req, configured, saved)
 		}
 	}
-	if asked != nil {
-		return Verdict{Kind: KindConfirm, Reason: reason("confirmation required", askAction, firstAsk), Rule: firstAsk.Rule, Asked: asked}
+	return t.verdict(len(reqs))
+}
+
+// tally gathers the decisions of a call's requests, none of them a deny,
+// into the call's verdict (see [Decide] and [Resume]).
+type tally struct {
+	first, firstAsk        Decision
+	firstAction, askAction string
+	asked                  []descriptor.Request // what asked, as the caller records it
+}
+
+// saw notes decision d on request i, req: the first request's decides an
+// allow, the first that asked (before anything asked) a confirm. The caller
+// records what asked in t.asked after.
+func (t *tally) saw(i int, req descriptor.Request, d Decision) {
+	if d.Effect != Allow && t.asked == nil {
+		t.firstAsk, t.askAction = d, req.Action
 	}
-	if len(reqs) == 0 {
+	if i == 0 {
+		t.first, t.firstAction = d, req.Action
+	}
+}
+
+// verdict is confirm when a request asked, naming the first that did, and
+// otherwise allow, naming the first request's deciding rule (n requests).
+func (t *tally) verdict(n int) Verdict {
+	if t.asked != nil {
+		return Verdict{Kind: KindConfirm, Reason: reason("confirmation required", t.askAction, t.firstAsk), Rule: t.firstAsk.Rule, Asked: t.asked}
+	}
+	if n == 0 {
 		return Verdict{Kind: KindAllow, Reason: "no permission required"}
 	}
-	return Verdict{Kind: KindAllow, Reason: reason("allowed", firstAction, first), Rule: first.Rule}
+	return Verdict{Kind: KindAllow, Reason: reason("allowed", t.firstAction, t.first), Rule: t.first.Rule}
 }
 
 // reason explains decision d on action: which rule decided and where it came
