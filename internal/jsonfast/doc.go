@@ -31,6 +31,8 @@
 //	    Parse 2,380, 8 allocs; encoding/json with UseNumber 7,158, 12
 //
 // A step costs about 40 µs of wall time and 54 µs of CPU (engine bench w1,
-// w2): encoding/json would add 10 µs to each commit and 5 µs to each call's
-// arguments.
+// w2): encoding/json would add 10 µs to each commit and 3 to 5 µs to each
+// call's arguments. The writer's own price, against the appenders it
+// replaced (each payload appending its syntax itself), is 0.2 to 0.4 µs a
+// commit (BenchmarkAppend 2,098 before, 2,460 after).
 package jsonfast
