@@ -3,8 +3,9 @@ package events
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/stepgate/stepgate/internal/jsonfast"
 )
 
 // Version returns the schema version this build writes for an event type, or
@@ -46,51 +47,56 @@ func Marshal(c *Commit) ([]byte, error) {
 }
 
 // Append appends the stored form of c to dst (the form [Unmarshal] reads as
-// wireCommit). The envelope and the hot payloads are written without
-// reflection; others go through encoding/json once.
+// wireCommit). The envelope and the hot payloads are written through
+// jsonfast, without reflection; others go through encoding/json once.
 func Append(dst []byte, c *Commit) ([]byte, error) {
-	buf := appendString(append(dst, `{"id":`...), c.ID)
+	w := jsonfast.NewWriter(dst)
+	w.BeginObject()
+	w.String("id", c.ID)
 	if c.Run != "" {
-		buf = appendString(append(buf, `,"run":`...), c.Run)
+		w.String("run", c.Run)
 	}
 	if c.Step != 0 {
-		buf = strconv.AppendInt(append(buf, `,"step":`...), int64(c.Step), 10)
+		w.Int("step", int64(c.Step))
 	}
-	buf = appendString(append(buf, `,"kind":`...), string(c.Kind))
-	buf, err := c.At.AppendText(append(buf, `,"at":"`...)) // as MarshalJSON, unquoted
-	if err != nil {
+	w.String("kind", string(c.Kind))
+	w.Time("at", c.At)
+	if _, err := w.Bytes(); err != nil {
 		return nil, fmt.Errorf("encode commit %s: %w", c.ID, err)
 	}
-	buf = append(buf, '"')
 	if c.Host != "" {
-		buf = appendString(append(buf, `,"host":`...), c.Host)
+		w.String("host", c.Host)
 	}
 	if c.Prev != "" {
-		buf = appendString(append(buf, `,"prev":`...), c.Prev)
+		w.String("prev", c.Prev)
 	}
-	buf = append(buf, `,"events":[`...)
+	w.Field("events")
+	w.BeginArray()
 	for i, e := range c.Events {
 		if e == nil {
 			return nil, fmt.Errorf("encode commit %s: event %d is nil: %w", c.ID, i, ErrMalformed)
 		}
-		if i > 0 {
-			buf = append(buf, ',')
-		}
 		typ, v := e.EventType(), Version(e.EventType())
-		if u, ok := e.(Unknown); ok {
+		u, unknown := e.(Unknown)
+		if unknown {
 			v = u.V
 		}
-		buf = appendString(append(buf, `{"type":`...), typ)
-		buf = strconv.AppendInt(append(buf, `,"v":`...), int64(v), 10)
-		if u, ok := e.(Unknown); !ok || len(u.Data) > 0 { // an unknown event may have no data
-			var err error
-			if buf, err = AppendPayload(append(buf, `,"data":`...), e); err != nil {
-				return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
-			}
+		w.BeginObject()
+		w.String("type", typ)
+		w.Int("v", int64(v))
+		if !unknown || len(u.Data) > 0 { // an unknown event may have no data
+			w.Field("data")
+			WritePayload(&w, e)
 		}
-		buf = append(buf, '}')
+		w.EndObject()
+		if _, err := w.Bytes(); err != nil {
+			_, err = bytesOf(&w)
+			return nil, fmt.Errorf("encode commit %s event %s: %w", c.ID, typ, err)
+		}
 	}
-	return append(buf, "]}"...), nil
+	w.EndArray()
+	w.EndObject()
+	return w.Bytes()
 }
 
 // Unmarshal decodes a stored commit. Events of unknown types or newer

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/internal/jsonfast"
 )
 
 // handler is the typed side of a Tool: everything that needs In and Out.
@@ -105,7 +106,7 @@ func (h *handler[In, Out]) inputError(detail string, cause error) *InputError {
 // so bounds are checked exactly and the typed decode reads the digits as
 // written.
 func decodeAny(raw []byte) (doc any, dups bool, err error) {
-	if v, dups, ok := parseAny(raw); ok {
+	if v, dups, ok := jsonfast.Parse(raw); ok {
 		return v, dups, nil
 	}
 	err = json.Unmarshal(raw, new(any)) // not JSON: encoding/json words the error

@@ -3,6 +3,8 @@ package executor
 import (
 	"encoding/json"
 	"reflect"
+
+	"github.com/stepgate/stepgate/internal/jsonfast"
 )
 
 // simpleInput checks and decodes the arguments of a tool whose input is a
@@ -129,37 +131,24 @@ func (s *simpleInput) decodeBytes(raw []byte, dst reflect.Value) bool {
 	if !s.direct {
 		return false
 	}
-	p := jsonParser{b: raw}
-	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return false
-	}
-	p.i++
+	p := jsonfast.NewScanner(raw)
+	empty, ok := p.Object()
 	v := dst.Elem()
 	var seen uint64
-	for done := p.empty('}'); !done; {
-		p.space()
-		key, ok := p.plainKey()
+	for done := empty; ok && !done; done, ok = p.MemberEnd() {
+		key, ok := p.Member()
 		if !ok {
 			return false
 		}
 		f, ok := s.flat.fields[string(key)]
-		if !ok || seen&(1<<f.index) != 0 || !p.colon() || p.i >= len(p.b) {
+		if !ok || seen&(1<<f.index) != 0 {
 			return false
 		}
 		seen |= 1 << f.index
-		switch p.b[p.i] {
-		case '{', '[', 'n':
-			return false
-		}
-		val, ok := p.value(1)
+		val, ok := p.Scalar()
 		if !ok || !f.set(v, val) {
 			return false
 		}
-		if done, ok = p.next('}'); !ok {
-			return false
-		}
 	}
-	p.space()
-	return p.i == len(p.b) && seen&s.requiredBits == s.requiredBits
+	return ok && p.End() && seen&s.requiredBits == s.requiredBits
 }

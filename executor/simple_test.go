@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/internal/jsonfast"
 	"pgregory.net/rapid"
 )
 
@@ -67,7 +68,7 @@ func TestSimpleInputAgreesWithSchema(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := genObject(t, keys, []string{"S", "x"}, map[string][]string{
 			"s": fitString, "b": fitBool, "i": fitInt, "u16": fitInt, "f64": fitFloat}, values)
-		parsed, dups, ok := parseAny([]byte(doc))
+		parsed, dups, ok := jsonfast.Parse([]byte(doc))
 		if !ok || dups {
 			return
 		}
@@ -140,7 +141,7 @@ func FuzzSimpleDecodeBytes(f *testing.F) {
 		if !s.decodeBytes(args, reflect.ValueOf(&fast)) {
 			return
 		}
-		parsed, dups, ok := parseAny(args)
+		parsed, dups, ok := jsonfast.Parse(args)
 		if !ok || dups {
 			t.Fatalf("%q: decodeBytes accepted what the parser refuses (ok %v, dups %v)", args, ok, dups)
 		}

@@ -1,14 +1,13 @@
-package executor
+package jsonfast
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// parseAny decodes one JSON document into the values encoding/json gives
+// Parse decodes one JSON document into the values encoding/json gives
 // for an `any` target with UseNumber (map[string]any, []any, string,
 // json.Number, bool, nil) in one pass, without reflection. It runs on every
 // call's arguments, so it is built for speed; ok is false for anything that
@@ -17,8 +16,8 @@ import (
 //
 // dups reports an object with a key twice: the value keeps the last, as
 // encoding/json's does, but a typed decode also checks the earlier ones.
-func parseAny(b []byte) (v any, dups, ok bool) {
-	p := jsonParser{b: b}
+func Parse(b []byte) (v any, dups, ok bool) {
+	p := Scanner{b: b}
 	p.space()
 	v, ok = p.value(0)
 	if !ok {
@@ -31,32 +30,9 @@ func parseAny(b []byte) (v any, dups, ok bool) {
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 
-type jsonParser struct {
-	b    []byte
-	i    int
-	dups bool // an object held a key twice
-}
-
-func (p *jsonParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *jsonParser) literal(word string) bool {
-	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
-		return false
-	}
-	p.i += len(word)
-	return true
-}
-
-func (p *jsonParser) value(depth int) (any, bool) {
+// value decodes the value at the scanner as Parse does; depth is the
+// nesting it is found at (1 for an object's member).
+func (p *Scanner) value(depth int) (any, bool) {
 	if p.i >= len(p.b) || depth > maxDepth {
 		return nil, false
 	}
@@ -80,7 +56,7 @@ func (p *jsonParser) value(depth int) (any, bool) {
 	return nil, false
 }
 
-func (p *jsonParser) object(depth int) (any, bool) {
+func (p *Scanner) object(depth int) (any, bool) {
 	p.i++ // {
 	m := map[string]any{}
 	if p.empty('}') {
@@ -112,7 +88,7 @@ func (p *jsonParser) object(depth int) (any, bool) {
 	}
 }
 
-func (p *jsonParser) array(depth int) (any, bool) {
+func (p *Scanner) array(depth int) (any, bool) {
 	p.i++ // [
 	a := []any{}
 	if p.empty(']') {
@@ -134,109 +110,17 @@ func (p *jsonParser) array(depth int) (any, bool) {
 	}
 }
 
-// empty reports whether the container just opened closes at once with
-// closer, and consumes it if so.
-func (p *jsonParser) empty(closer byte) bool {
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == closer {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// colon consumes the colon after an object key, and the space around it.
-func (p *jsonParser) colon() bool {
-	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != ':' {
-		return false
-	}
-	p.i++
-	p.space()
-	return true
-}
-
-// next consumes what follows a container's member: a comma (more to come)
-// or closer (done); ok is false for anything else.
-func (p *jsonParser) next(closer byte) (done, ok bool) {
-	p.space()
-	if p.i >= len(p.b) {
-		return false, false
-	}
-	switch p.b[p.i] {
-	case ',':
-		p.i++
-		return false, true
-	case closer:
-		p.i++
-		return true, true
-	}
-	return false, false
-}
-
-func (p *jsonParser) number() (any, bool) {
+func (p *Scanner) number() (any, bool) {
 	start := p.i
-	if p.b[p.i] == '-' {
-		p.i++
-	}
-	switch {
-	case p.i < len(p.b) && p.b[p.i] == '0':
-		p.i++
-	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
-		p.digits()
-	default:
+	if !p.skipNumber() {
 		return nil, false
-	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
-		if !p.digits() {
-			return nil, false
-		}
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
-		}
-		if !p.digits() {
-			return nil, false
-		}
 	}
 	return json.Number(p.b[start:p.i]), true
 }
 
-// digits consumes one or more decimal digits.
-func (p *jsonParser) digits() bool {
-	start := p.i
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		p.i++
-	}
-	return p.i > start
-}
-
-// plainKey reads a string of printable ASCII without escapes and returns
-// its bytes (valid until p.b changes); false for anything else, which
-// str reads.
-func (p *jsonParser) plainKey() ([]byte, bool) {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, false
-	}
-	start := p.i + 1
-	for i := start; i < len(p.b); i++ {
-		switch c := p.b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return p.b[start:i], true
-		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
 // str decodes a string as encoding/json does: escapes resolved, invalid
 // UTF-8 and lone surrogates replaced by U+FFFD, control characters refused.
-func (p *jsonParser) str() (string, bool) {
+func (p *Scanner) str() (string, bool) {
 	p.i++ // "
 	start := p.i
 	p.plainRun()
@@ -274,22 +158,8 @@ func (p *jsonParser) str() (string, bool) {
 	return "", false
 }
 
-// plainRun advances past bytes a string holds as they are: printable ASCII
-// other than '"' and '\\', eight at a time where it can.
-func (p *jsonParser) plainRun() {
-	for p.i+8 <= len(p.b) && plain8(binary.LittleEndian.Uint64(p.b[p.i:])) {
-		p.i += 8
-	}
-	for p.i < len(p.b) {
-		if c := p.b[p.i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return
-		}
-		p.i++
-	}
-}
-
 // escape decodes one backslash escape starting at p.i.
-func (p *jsonParser) escape() (rune, bool) {
+func (p *Scanner) escape() (rune, bool) {
 	if p.i+1 >= len(p.b) {
 		return 0, false
 	}
@@ -332,7 +202,7 @@ func (p *jsonParser) escape() (rune, bool) {
 	return 0, false
 }
 
-func (p *jsonParser) hex4() (rune, bool) {
+func (p *Scanner) hex4() (rune, bool) {
 	if p.i+4 > len(p.b) {
 		return 0, false
 	}
@@ -352,18 +222,4 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return r, true
-}
-
-// plain8 reports whether none of the 8 bytes packed in x needs a string's
-// slow path: each is printable ASCII other than '"' and '\\'. It tests the 8
-// at once. (The log's encoder has the same test; the two packages may not
-// share code, see DESIGN.md §1.)
-func plain8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (x - ones*0x20) & ^x & highs // a byte below 0x20 (exact when no byte has its high bit)
-	q := x ^ (ones * '"')
-	quote := (q - ones) & ^q & highs
-	bs := x ^ (ones * '\\')
-	backslash := (bs - ones) & ^bs & highs
-	return (x&highs)|control|quote|backslash == 0
 }

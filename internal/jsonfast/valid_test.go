@@ -1,4 +1,4 @@
-package events
+package jsonfast
 
 import (
 	"encoding/json"
@@ -12,8 +12,8 @@ var validCases = []string{
 
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, in := range validCases {
-		if got, want := validJSON([]byte(in)), json.Valid([]byte(in)); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid = %v", in, got, want)
+		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	}
 }
@@ -23,8 +23,8 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if got, want := validJSON(in), json.Valid(in); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", in, got, want)
+		if got, want := Valid(in), json.Valid(in); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	})
 }

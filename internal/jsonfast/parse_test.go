@@ -1,4 +1,4 @@
-package executor
+package jsonfast
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestParseAnyAgreesWithEncodingJSON(t *testing.T) {
 // same value; whatever encoding/json accepts, parseAny accepts too.
 func checkParseAny(t *testing.T, in []byte) {
 	t.Helper()
-	got, _, ok := parseAny(in)
+	got, _, ok := Parse(in)
 	want, err := referenceDecode(in)
 	if ok != (err == nil) {
 		t.Fatalf("%q: parseAny ok=%v, encoding/json err=%v", in, ok, err)
@@ -64,7 +64,7 @@ func BenchmarkParseAny(b *testing.B) {
 	b.Run("parseAny", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			parseAny(in)
+			Parse(in)
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
