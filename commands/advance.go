@@ -89,14 +89,14 @@ func (e *Engine) settleResults(ctx context.Context, run string, n int, last uint
 		if err := e.refresh(ctx, run, last); err != nil {
 			return err
 		}
-		var open bool
-		if err := e.viewRun(run, func(r *projection.Run) {
-			last = r.LastSeq
-			s := r.Step(n)
-			open = s != nil && !s.Final && !resultsIn(s, evs)
-		}); err != nil {
+		r, err := e.header(run)
+		if err != nil {
 			return err
 		}
+		last = r.LastSeq
+		// Only the last step can be open: every earlier one is final.
+		s := r.Step(n)
+		open := s != nil && !s.Final && !resultsIn(s, evs)
 		if !open {
 			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
 		}

@@ -108,15 +108,17 @@ func (e *Engine) WatchStep(ctx context.Context, req AwaitRequest, done func(*Ste
 // stepState looks at an awaited step: over is true when waiting is over,
 // with the outcome of a final step or the error that ends the wait.
 func (e *Engine) stepState(k awaitKey) (out *StepOutcome, err error, over bool) {
-	var exists, ended bool
-	if verr := e.viewStep(k.run, k.step, func(r *projection.Run) {
-		s := r.Step(k.step)
-		exists, ended = s != nil, r.Status == projection.StatusEnded
-		if s != nil && s.Final {
-			out = outcomeOf(r.ID, s)
-		}
-	}); verr != nil {
+	r, verr := e.header(k.run)
+	if verr != nil {
 		return nil, verr, true
+	}
+	s, verr := e.stepOf(&r, k.step)
+	if verr != nil {
+		return nil, verr, true
+	}
+	exists, ended := s != nil, r.Status == projection.StatusEnded
+	if s != nil && s.Final {
+		out = outcomeOf(r.ID, s)
 	}
 	switch {
 	case out != nil:

@@ -48,21 +48,14 @@ func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Cata
 func (e *Engine) materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	held := e.lockRun(req.Run)
 	defer held.unlock()
-	var (
-		rules   gate.Ruleset
-		n       gate.Narrowing
-		current string
-		last    uint64
-		status  projection.Status
-	)
-	if err := e.viewRun(req.Run, func(r *projection.Run) {
-		cfg := e.config(r)
-		rules, n = cfg.rules, cfg.narrowing
-		current, last, status = r.Catalog.Fingerprint, r.LastSeq, r.Status
-	}); err != nil {
+	r, err := e.header(req.Run)
+	if err != nil {
 		return nil, err
 	}
-	if status == projection.StatusEnded {
+	cfg := e.config(&r)
+	rules, n := cfg.rules, cfg.narrowing
+	current, last := r.Catalog.Fingerprint, r.LastSeq
+	if r.Status == projection.StatusEnded {
 		return nil, fmt.Errorf("materialize run %s: %w", req.Run, ErrRunNotActive)
 	}
 	cat, adv := e.catalog(rules, n)
@@ -82,54 +75,8 @@ func (e *Engine) known(ctx context.Context, run string) {
 	if _, cached := e.configs.Load(run); cached || !events.ValidID(run) {
 		return // a run this host has decided for is known
 	}
-	if ok, err := e.proj.View(run, func(*projection.Run) {}); ok || err != nil {
+	if _, ok, err := e.proj.Header(run); ok || err != nil {
 		return
 	}
 	_ = e.proj.Sync(ctx, e.log)
-}
-
-// viewRun calls fn with the run under the projector's lock, or returns
-// ErrRunNotFound. The run's last step is whole; earlier ones may be stubs
-// (see viewStep).
-func (e *Engine) viewRun(run string, fn func(r *projection.Run)) error {
-	return e.viewWith(run, 0, fn)
-}
-
-// viewStep is viewRun with step n whole.
-func (e *Engine) viewStep(run string, n int, fn func(r *projection.Run)) error {
-	return e.viewWith(run, max(n, 0), fn)
-}
-
-// viewWhole is viewRun with every step whole.
-func (e *Engine) viewWhole(run string, fn func(r *projection.Run)) error {
-	return e.viewWith(run, -1, fn)
-}
-
-// viewWith is viewRun with step n whole (every step when n < 0). The
-// projector's methods are called directly, not through a function value,
-// so the compiler sees that fn does not outlive the call and callers'
-// closures stay off the heap.
-func (e *Engine) viewWith(run string, n int, fn func(r *projection.Run)) error {
-	if !events.ValidID(run) {
-		return fmt.Errorf("run %q: %w", run, ErrRunNotFound)
-	}
-	var (
-		ok  bool
-		err error
-	)
-	switch {
-	case n < 0:
-		ok, err = e.proj.ViewWhole(run, fn)
-	case n > 0:
-		ok, err = e.proj.ViewStep(run, n, fn)
-	default:
-		ok, err = e.proj.View(run, fn)
-	}
-	if err != nil {
-		return fmt.Errorf("run %s: %w", run, err)
-	}
-	if !ok {
-		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
-	}
-	return nil
 }

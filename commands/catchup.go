@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/stepgate/stepgate/events"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -41,8 +40,8 @@ func (e *Engine) catchUp(ctx context.Context, run string) error {
 	if !events.ValidID(run) {
 		return nil
 	}
-	var last uint64
-	err := e.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
+	r, err := e.header(run)
+	last := r.LastSeq
 	if errors.Is(err, ErrRunNotFound) {
 		if err := e.proj.Sync(ctx, e.log); err != nil {
 			return fmt.Errorf("catch up with run %s: %w", run, err)

@@ -18,15 +18,15 @@ func (e *Engine) chain(c *events.Commit) error {
 	if c.Run == "" {
 		return nil
 	}
-	var d *projection.Divergence
-	err := e.viewRun(c.Run, func(r *projection.Run) { c.Prev, d = r.LastCommit, r.Diverged })
+	r, err := e.header(c.Run)
 	if errors.Is(err, ErrRunNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return divergedErr(c.Run, d)
+	c.Prev = r.LastCommit
+	return divergedErr(c.Run, r.Diverged)
 }
 
 // divergedErr is the refusal of a step, reply or end of a run that diverged

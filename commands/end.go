@@ -27,14 +27,12 @@ func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 func (e *Engine) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
 	held := e.lockRun(req.Run)
 	defer held.unlock()
-	var (
-		last   uint64
-		status projection.Status
-	)
-	if err := e.viewRun(req.Run, func(r *projection.Run) { last, status = r.LastSeq, r.Status }); err != nil {
+	r, err := e.header(req.Run)
+	if err != nil {
 		return nil, err
 	}
-	if status == projection.StatusEnded {
+	last := r.LastSeq
+	if r.Status == projection.StatusEnded {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
 	}
 	c := e.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})

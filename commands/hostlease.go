@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -60,9 +59,7 @@ func (h *Host) dropLease() {
 // without a result, or every call terminal but the step not finalized.
 func (e *Engine) leftInDoubt() bool {
 	for _, run := range e.proj.OpenRuns() {
-		open := false
-		_ = e.viewRun(run, func(r *projection.Run) { open = needsRecovery(r, e.cfg.Host) })
-		if open {
+		if r, err := e.header(run); err == nil && needsRecovery(&r, e.cfg.Host) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -27,23 +28,24 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 	if err := e.syncReads(ctx, req.Run); err != nil {
 		return nil, err
 	}
-	var (
-		out *projection.Run
-		err error
-	)
-	if verr := e.viewWhole(req.Run, func(r *projection.Run) { out, err = r.Clone() }); verr != nil {
-		return nil, verr
+	if !events.ValidID(req.Run) {
+		return nil, fmt.Errorf("run %q: %w", req.Run, ErrRunNotFound)
 	}
+	out, ok, err := e.proj.Run(req.Run) // a deep copy: the caller's own
 	if err != nil {
 		return nil, fmt.Errorf("show run %s: %w", req.Run, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("run %s: %w", req.Run, ErrRunNotFound)
 	}
 	return out, nil
 }
 
 func (e *Engine) summary(run string) (*RunSummary, error) {
-	var s RunSummary
-	if err := e.viewRun(run, func(r *projection.Run) { s = r.Summary() }); err != nil {
+	r, err := e.header(run)
+	if err != nil {
 		return nil, err
 	}
+	s := r.Summary()
 	return &s, nil
 }

@@ -99,8 +99,8 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		grants  []projection.Grant // only an "always" saves and reads grants
 		current gate.Ruleset       // only an approval is checked again
 	)
-	// Both are read before the view: a view must not call the projector or
-	// read configuration files.
+	// Both are read before the run's header, so that the header is the
+	// latest read of the run.
 	if req.Reply == events.ReplyAlways {
 		grants = e.proj.Grants("")
 	}
@@ -110,62 +110,54 @@ func (e *Engine) replyOnce(ctx context.Context, run string, req ReplyRequest) (*
 		}
 	}
 	reg := e.effective()
-	verr := e.viewRun(run, func(r *projection.Run) {
-		t := r.Ticket(req.Ticket)
-		switch {
-		case t == nil:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
-			return
-		case !t.Pending() || r.Status != projection.StatusAwaiting:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
-			return
-		case t.Deadline != nil && !e.cfg.Clock().Before(*t.Deadline):
-			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
-			return
-		}
-		if !shown(reg, t.Tool, t.Identity) {
-			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
-			return
-		}
-		fits := req.Reply == events.ReplyReject ||
-			(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
-		if !fits {
-			err = fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
-			return
-		}
-		cfg = e.config(r)
-		res.Step = t.Step
-		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		project = e.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
-	})
-	if verr != nil {
-		return nil, "", verr
-	}
+	r, err := e.header(run)
 	if err != nil {
 		return nil, "", err
 	}
+	t := r.Ticket(req.Ticket)
+	switch {
+	case t == nil:
+		return nil, "", fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
+	case !t.Pending() || r.Status != projection.StatusAwaiting:
+		return nil, "", fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
+	case t.Deadline != nil && !e.cfg.Clock().Before(*t.Deadline):
+		return nil, "", fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
+	}
+	if !shown(reg, t.Tool, t.Identity) {
+		return nil, "", fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
+	}
+	fits := req.Reply == events.ReplyReject ||
+		(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
+	if !fits {
+		return nil, "", fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
+	}
+	s, err := e.stepOf(&r, t.Step)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg = e.config(&r)
+	res.Step = t.Step
+	w = progress{run: run, step: t.Step, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
+	project = e.settleReply(&r, s, cfg, t, req, &w, res, grants, current, reg)
 	if err := e.advance(ctx, &w); err != nil {
 		return nil, "", err
 	}
 	if len(w.remaining) == 0 {
-		_ = e.viewRun(run, func(r *projection.Run) {
-			if s := r.Step(w.step); s != nil && s.Final {
-				res.Outcome = outcomeOf(r.ID, s)
-			}
-		})
+		if s, _ := e.step(run, w.step); s != nil && s.Final {
+			res.Outcome = outcomeOf(run, s)
+		}
 	}
 	return res, project, nil
 }
 
-// settleReply decides, under the projector's view of r, what the reply does
-// to every pending ticket of the run, into w. It returns the project when an
-// "always" saved approvals.
-func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
+// settleReply decides, from the run's header r, what the reply does to
+// every pending ticket of the run, into w; s is the ticket's step. It
+// returns the project when an "always" saved approvals.
+func (e *Engine) settleReply(r *projection.RunHeader, s *projection.Step, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
 	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal}
 	others := otherPending(r, t.ID)
-	s := r.Step(t.Step)
 	if req.Reply == events.ReplyReject {
 		result := RejectedResult
 		if req.Message != "" {
@@ -217,7 +209,7 @@ func (e *Engine) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ti
 
 // approve adds an approved call to w: ToolCallStarted when it has an effect,
 // then it runs after the resolve commit.
-func (e *Engine) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+func (e *Engine) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
 	c := s.Call(t.CallID)
 	p := e.rerun(reg, cfg, r.ID, s.N, c, answers)
 	if p.terminal {
@@ -289,7 +281,7 @@ func grantRules(gs []events.ApprovalSaved) gate.Ruleset {
 }
 
 // otherPending returns the run's pending tickets other than id.
-func otherPending(r *projection.Run, id string) []*projection.Ticket {
+func otherPending(r *projection.RunHeader, id string) []*projection.Ticket {
 	var out []*projection.Ticket
 	for i := range r.Tickets {
 		if t := &r.Tickets[i]; t.Pending() && t.ID != id {
@@ -332,58 +324,53 @@ func (e *Engine) approveProject(ctx context.Context, project, except string) {
 func (e *Engine) autoApprove(ctx context.Context, project, run string) error {
 	held := e.lockRun(run)
 	defer held.unlock()
-	var (
-		w               *progress
-		other           bool
-		agent, location string
-	)
-	if err := e.viewRun(run, func(r *projection.Run) {
-		other = e.config(r).project != project || r.Status != projection.StatusAwaiting
-		agent, location = r.Snapshot.Agent, r.Snapshot.Location
-	}); err != nil || other {
+	r, err := e.header(run)
+	if err != nil || e.config(&r).project != project || r.Status != projection.StatusAwaiting {
 		return err // a run of another project, or no longer waiting: its configuration is not read
 	}
 	saved := e.saved(project)
-	current := e.cfg.Policy(agent, location).Rules
+	current := e.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Rules
 	reg := e.effective()
-	if err := e.viewRun(run, func(r *projection.Run) {
-		cfg := e.config(r)
-		if cfg.project != project || r.Status != projection.StatusAwaiting {
-			return
-		}
-		var approved []*projection.Ticket
-		pending := otherPending(r, "")
-		for _, t := range pending {
-			if t.Kind == events.TicketPermission && allows(t.Requests, cfg.rules, current, saved) {
-				approved = append(approved, t)
-			}
-		}
-		if len(approved) == 0 {
-			return
-		}
-		s := r.Step(approved[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
-		for _, t := range approved {
-			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
-			e.approve(reg, cfg, r, s, t, nil, w)
-		}
-		for _, t := range pending {
-			if !slices.Contains(approved, t) {
-				w.remaining = append(w.remaining, t.ID)
-			}
-		}
-	}); err != nil || w == nil {
+	if r, err = e.header(run); err != nil {
 		return err
+	}
+	cfg := e.config(&r)
+	if cfg.project != project || r.Status != projection.StatusAwaiting {
+		return nil
+	}
+	var approved []*projection.Ticket
+	pending := otherPending(&r, "")
+	for _, t := range pending {
+		if t.Kind == events.TicketPermission && allows(t.Requests, cfg.rules, current, saved) {
+			approved = append(approved, t)
+		}
+	}
+	if len(approved) == 0 {
+		return nil
+	}
+	s, err := e.stepOf(&r, approved[0].Step)
+	if err != nil {
+		return err
+	}
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), last: r.LastSeq, kind: events.KindResolve, limits: cfg.limits}
+	for _, t := range approved {
+		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
+		e.approve(reg, cfg, &r, s, t, nil, w)
+	}
+	for _, t := range pending {
+		if !slices.Contains(approved, t) {
+			w.remaining = append(w.remaining, t.ID)
+		}
 	}
 	return e.advance(ctx, w)
 }
 
 // currentRules is the configuration's ruleset for the run's agent and
-// location as it is now. It reads files: never call it inside a view.
+// location as it is now. It reads files.
 func (e *Engine) currentRules(run string) (gate.Ruleset, error) {
-	var agent, location string
-	if err := e.viewRun(run, func(r *projection.Run) { agent, location = r.Snapshot.Agent, r.Snapshot.Location }); err != nil {
+	r, err := e.header(run)
+	if err != nil {
 		return nil, err
 	}
-	return e.cfg.Policy(agent, location).Rules, nil
+	return e.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Rules, nil
 }

@@ -31,8 +31,8 @@ type runConfig struct {
 }
 
 // config returns the run's decision inputs, from the cache when its
-// catalogue fingerprint still matches. Called under the projector's view of r.
-func (e *Engine) config(r *projection.Run) *runConfig {
+// catalogue fingerprint still matches; r is the run's header.
+func (e *Engine) config(r *projection.RunHeader) *runConfig {
 	if v, ok := e.configs.Load(r.ID); ok {
 		if c := v.(*runConfig); c.fingerprint == r.Catalog.Fingerprint {
 			return c

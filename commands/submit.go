@@ -79,11 +79,11 @@ func (e *Engine) outcome(p *plan) (*StepOutcome, error) {
 	if p.tickets() != nil || !p.mayBeFitted(e.commitBudget()) {
 		return p.outcome(), nil
 	}
-	var out *StepOutcome
-	if err := e.viewStep(p.run, p.step, func(r *projection.Run) { out = outcomeOf(r.ID, r.Step(p.step)) }); err != nil {
+	s, err := e.step(p.run, p.step)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return outcomeOf(p.run, s), nil
 }
 
 // lostRace handles a failed step commit: after a lost race the run is

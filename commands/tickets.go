@@ -120,10 +120,10 @@ type RevokeRequest struct {
 	Principal string `json:"principal"`
 }
 
-// ticketView renders a run's ticket.
-func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
-	v := TicketView{TicketIssued: t.TicketIssued, Run: r.ID, Step: t.Step, Resolution: t.Resolution}
-	if s := r.Step(t.Step); s != nil {
+// ticketView renders a ticket of the run; s is the ticket's step.
+func ticketView(run string, s *projection.Step, t *projection.Ticket) TicketView {
+	v := TicketView{TicketIssued: t.TicketIssued, Run: run, Step: t.Step, Resolution: t.Resolution}
+	if s != nil {
 		if c := s.Call(t.CallID); c != nil {
 			v.Args = c.Args
 			if c.Decision != nil {
@@ -164,14 +164,18 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, 
 		for j < len(found) && found[j].Run == run {
 			j++
 		}
-		if err := e.viewCold(run, found[i].Step, func(r *projection.Run) {
-			for _, pt := range found[i:j] {
-				if t := r.Ticket(pt.ID); t != nil && t.Pending() {
-					page.Tickets = append(page.Tickets, ticketView(r, t))
-				}
-			}
-		}); err != nil {
+		r, err := e.headerCold(run)
+		if err != nil {
 			return nil, err
+		}
+		for _, pt := range found[i:j] {
+			if t := r.Ticket(pt.ID); t != nil && t.Pending() {
+				s, err := e.stepOf(&r, t.Step)
+				if err != nil {
+					return nil, err
+				}
+				page.Tickets = append(page.Tickets, ticketView(r.ID, s, t))
+			}
 		}
 		i = j
 	}
@@ -223,17 +227,4 @@ func unixMilli(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixMilli()
-}
-
-// viewCold is viewStep through the projector's ViewCold: a page of tickets
-// reads runs nobody is working on, and must not keep them in memory.
-func (e *Engine) viewCold(run string, n int, fn func(r *projection.Run)) error {
-	ok, err := e.proj.ViewCold(run, n, fn)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", run, err)
-	}
-	if !ok {
-		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
-	}
-	return nil
 }

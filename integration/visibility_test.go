@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -35,7 +34,12 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 				return
 			default:
 			}
-			_, err := observer.Proj.View(info.Run, func(r *projection.Run) {
+			r, _, err := observer.Proj.Run(info.Run)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if r != nil {
 				for _, st := range r.Steps {
 					if len(st.Calls) != calls {
 						violations = append(violations, fmt.Sprintf("step %d visible with %d of %d calls", st.N, len(st.Calls), calls))
@@ -57,10 +61,6 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 					}
 				}
 				seen = append(seen, fmt.Sprint(len(r.Steps)))
-			})
-			if err != nil {
-				t.Error(err)
-				return
 			}
 		}
 	})

@@ -221,9 +221,13 @@ const eachPendingChunk = 1024
 
 // EachPending calls fn with every unresolved ticket, oldest first. It copies
 // the index a chunk at a time under the projector's lock and calls fn
-// outside it, so fn may call the projector, and a ticket resolved or issued
+// outside it, with a copy: fn never runs under the lock, may call the
+// projector, and may keep what it is given. A ticket resolved or issued
 // during the walk may or may not be seen. It reads the index only, never a
-// run (the sweeper looks for expired and stale tickets this way).
+// run (the sweeper looks for expired and stale tickets this way). It is the
+// one method of the projector that takes a function: a walk of 100,000
+// tickets in one slice would copy them all at once, and pages
+// ([Projector.PendingPage]) are the way to read them a page at a time.
 func (p *Projector) EachPending(fn func(t PendingTicket)) {
 	batch := make([]PendingTicket, 0, eachPendingChunk)
 	for after := ""; ; {

@@ -165,25 +165,10 @@ func (r *Run) Skip(seq uint64) {
 }
 
 // PendingTickets counts the run's unresolved tickets.
-func (r *Run) PendingTickets() int {
-	n := 0
-	for i := range r.Tickets {
-		if r.Tickets[i].Pending() {
-			n++
-		}
-	}
-	return n
-}
+func (r *Run) PendingTickets() int { return pendingIn(r.Tickets) }
 
 // Ticket returns the run's ticket with that id, or nil.
-func (r *Run) Ticket(id string) *Ticket {
-	for i := range r.Tickets {
-		if r.Tickets[i].ID == id {
-			return &r.Tickets[i]
-		}
-	}
-	return nil
-}
+func (r *Run) Ticket(id string) *Ticket { return ticketIn(r.Tickets, id) }
 
 func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 	if _, ok := e.(events.RunStarted); !ok && r.Status == "" {
