@@ -6,11 +6,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Summary returns the run's listing line.
-func (r *Run) Summary() Summary {
-	return summaryOf(r.ID, r.Snapshot.Agent, r.Status, r.End, len(r.Steps), r.LastSeq, r.Diverged)
-}
-
 // Runs lists every run known to the projection, ordered by id (so by start
 // time).
 func (p *Projector) Runs() ([]Summary, error) {

@@ -17,10 +17,7 @@ func (p *Projector) Header(id string) (RunHeader, bool, error) {
 	if err != nil || r == nil {
 		return RunHeader{}, false, err
 	}
-	if err := p.decodeLocked(r, len(r.Steps)); err != nil {
-		return RunHeader{}, false, err
-	}
-	return r.Header(), true, nil
+	return r.Header(), true, nil // the last step is never a stub (see loadRun, letGo)
 }
 
 // HeaderCold is Header that keeps no run it had to read from the
@@ -30,9 +27,6 @@ func (p *Projector) HeaderCold(id string) (RunHeader, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r, hot := p.runs[id]; hot {
-		if err := p.decodeLocked(r, len(r.Steps)); err != nil {
-			return RunHeader{}, false, err
-		}
 		return r.Header(), true, nil
 	}
 	var r *Run
@@ -79,7 +73,7 @@ func (p *Projector) stepLocked(r *Run, lazy stubs, n int) (Step, error) {
 		return Step{}, nil
 	}
 	if !lazy.has(n) {
-		return s.snapshot(), nil
+		return s.Snapshot(), nil
 	}
 	var out Step
 	err := p.db.View(func(tx *bolt.Tx) error {
@@ -99,7 +93,7 @@ func (p *Projector) Run(id string) (*Run, bool, error) {
 	if err != nil || snap == nil {
 		return nil, false, err
 	}
-	cp, err := deepCopy(snap)
+	cp, err := snap.Clone()
 	if err != nil {
 		return nil, false, err
 	}
@@ -120,7 +114,7 @@ func (p *Projector) runSnapshot(id string) (*Run, error) {
 	if r.Steps != nil {
 		snap.Steps = make([]Step, len(r.Steps))
 		for i := range r.Steps {
-			snap.Steps[i] = r.Steps[i].snapshot()
+			snap.Steps[i] = r.Steps[i].Snapshot()
 		}
 	}
 	lazy := p.lazy[id]

@@ -1,4 +1,4 @@
-package projection
+package fold
 
 import (
 	"encoding/json"
@@ -15,10 +15,9 @@ import (
 // a header stays as it was read however far the projector folds on, and
 // reading one copies no step, whatever the length of the run.
 //
-// A header shares its slices and its state map with the projection. Read
-// them; do not write into them (an append to a slice copies: they are
-// clipped). Read an earlier step with [Projector.Step], every step with
-// [Projector.Run].
+// A header shares its slices and its state map with the run. Read them; do
+// not write into them (an append to a slice copies: they are clipped). The
+// projector reads an earlier step with its Step, every step with its Run.
 type RunHeader struct {
 	ID         string
 	Snapshot   events.RunStarted
@@ -45,20 +44,20 @@ func (r *Run) Header() RunHeader {
 		Tickets: slices.Clip(r.Tickets), State: r.State, LastSeq: r.LastSeq, Commits: r.Commits,
 		LastCommit: r.LastCommit, Diverged: r.Diverged, Steps: len(r.Steps)}
 	if len(r.Steps) > 0 {
-		h.Last = r.Steps[len(r.Steps)-1].snapshot()
+		h.Last = r.Steps[len(r.Steps)-1].Snapshot()
 	}
 	return h
 }
 
-// snapshot is s as a reader gets it: its calls clipped, so that nothing a
-// reader appends lands in the projection's array.
-func (s Step) snapshot() Step {
+// Snapshot is s as a reader gets it: its calls clipped, so that nothing a
+// reader appends lands in the fold's array.
+func (s Step) Snapshot() Step {
 	s.Calls = slices.Clip(s.Calls)
 	return s
 }
 
 // Step returns the last step when n is its number, else nil: every earlier
-// step is final, and read with [Projector.Step].
+// step is final, and read with the projector's Step.
 func (h *RunHeader) Step(n int) *Step {
 	if n < 1 || n != h.Steps {
 		return nil
