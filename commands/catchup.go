@@ -35,7 +35,7 @@ import (
 // catchUp brings this host's projection of run up to the run's last commit
 // in the log. A run the projection does not hold is looked for in the whole
 // stream (its start may need commits of other subjects, such as a
-// registration). The caller holds no view.
+// registration).
 func (e *Engine) catchUp(ctx context.Context, run string) error {
 	if !events.ValidID(run) {
 		return nil

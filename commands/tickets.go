@@ -159,7 +159,7 @@ func (e *Engine) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, 
 	}
 	page := &TicketPage{Tickets: []TicketView{}}
 	for i := 0; i < len(found); {
-		// One view per run, whatever its number of tickets on the page.
+		// One read per run, whatever its number of tickets on the page.
 		run, j := found[i].Run, i
 		for j < len(found) && found[j].Run == run {
 			j++
