@@ -32,11 +32,8 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 		return nil, fmt.Errorf("run %q: %w", req.Run, ErrRunNotFound)
 	}
 	out, ok, err := e.proj.Run(req.Run) // a deep copy: the caller's own
-	if err != nil {
-		return nil, fmt.Errorf("show run %s: %w", req.Run, err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("run %s: %w", req.Run, ErrRunNotFound)
+	if err := found(req.Run, ok, err); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
