@@ -33,6 +33,9 @@ func heldHistory() (run string, held, later []*events.Commit) {
 			events.PermissionDecided{CallID: "a", Verdict: events.VerdictAllow},
 			events.ToolResultRecorded{CallID: "a", Parts: text},
 			events.StateCommand{CallID: "a", Key: "todos", Value: json.RawMessage(`["first"]`)},
+			events.ToolCallRequested{CallID: "z", Tool: "echo", Args: args, Identity: "i"}, // three calls: room past them
+			events.PermissionDecided{CallID: "z", Verdict: events.VerdictAllow},
+			events.ToolResultRecorded{CallID: "z", Parts: text},
 			events.ToolCallRequested{CallID: "b", Tool: "echo", Args: args, Identity: "i"},
 			events.PermissionDecided{CallID: "b", Verdict: events.VerdictConfirm},
 			events.TicketIssued{ID: "t1", CallID: "b", Tool: "echo", Identity: "i", Kind: events.TicketPermission, Project: "p"},
@@ -46,7 +49,7 @@ func heldHistory() (run string, held, later []*events.Commit) {
 			events.ToolResultRecorded{CallID: "b", Parts: text},
 			events.StateCommand{CallID: "b", Key: "todos", Value: json.RawMessage(`["second"]`)},
 			events.StateCommand{CallID: "b", Key: "notes", Value: json.RawMessage(`"n"`)},
-			events.StepFinalized{Calls: 2}),
+			events.StepFinalized{Calls: 3}),
 		mk(2, events.KindDecide,
 			events.ToolCallRequested{CallID: "c", Tool: "echo", Args: args, Identity: "i"},
 			events.PermissionDecided{CallID: "c", Verdict: events.VerdictConfirm},
@@ -222,7 +225,7 @@ func TestColdReadsKeepNothing(t *testing.T) {
 		t.Fatalf("cold header: %+v, %v, %v", h, ok, err)
 	}
 	st, ok, err := p.Step(run, 1)
-	if !ok || err != nil || len(st.Calls) != 2 || st.Calls[1].Attempts != 1 {
+	if !ok || err != nil || len(st.Calls) != 3 || st.Calls[2].Attempts != 1 {
 		t.Fatalf("step 1: %+v, %v, %v", st, ok, err)
 	}
 	if _, ok, err := p.Step(run, 3); ok || err != nil {
