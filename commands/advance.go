@@ -111,14 +111,14 @@ func (h *submitter) settleResults(ctx context.Context, run string, n int, from r
 		if err := h.refresh(ctx, run, from.seq); err != nil {
 			return err
 		}
-		var open bool
-		if err := h.viewRun(run, func(r *projection.Run) {
-			from = at(r)
-			s := r.Step(n)
-			open = s != nil && !s.Final && !resultsIn(s, evs)
-		}); err != nil {
+		r, err := h.header(run)
+		if err != nil {
 			return err
 		}
+		from = at(&r)
+		// Only the last step can be open: every earlier one is final.
+		s := r.Step(n)
+		open := s != nil && !s.Final && !resultsIn(s, evs)
 		if !open {
 			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
 		}

@@ -84,16 +84,24 @@ type stepWaits struct {
 	byStep  map[awaitKey]map[*waiter]struct{}
 	running bool
 	kick    chan struct{} // buffered 1: a waiter registered
+	stopped chan struct{} // closed when the host stops: no more waiting
+	closed  bool
 }
 
+// newStepWaits returns an empty set of waiters.
 func newStepWaits() *stepWaits {
-	return &stepWaits{byStep: map[awaitKey]map[*waiter]struct{}{}, kick: make(chan struct{}, 1)}
+	return &stepWaits{byStep: map[awaitKey]map[*waiter]struct{}{}, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
 }
 
 // add registers w and wakes the watcher, which looks at its step at once
-// (a change between the caller's look and add is not missed).
-func (s *stepWaits) add(k awaitKey, w *waiter) {
+// (a change between the caller's look and add is not missed). It reports
+// false, registering nothing, once the host stopped.
+func (s *stepWaits) add(k awaitKey, w *waiter) bool {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
 	ws := s.byStep[k]
 	if ws == nil {
 		ws = map[*waiter]struct{}{}
@@ -104,6 +112,31 @@ func (s *stepWaits) add(k awaitKey, w *waiter) {
 	select {
 	case s.kick <- struct{}{}:
 	default:
+	}
+	return true
+}
+
+// stop ends all waiting: every waiter is answered [ErrUnavailable] (the
+// step may yet become final: ask another host, or this one once it is
+// back), the watcher returns, and later waiters are answered at once.
+func (s *stepWaits) stop() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.stopped)
+	var ws []*waiter
+	for k, m := range s.byStep {
+		for w := range m {
+			ws = append(ws, w)
+		}
+		delete(s.byStep, k)
+	}
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.finish(nil, fmt.Errorf("await: the host stopped: %w", ErrUnavailable))
 	}
 }
 
@@ -196,7 +229,10 @@ func (h *awaiter) WatchStep(ctx context.Context, req AwaitRequest, done func(*St
 	w := &waiter{done: done}
 	w.mu.Lock() // finish waits until the timer and the ctx hook are set
 	defer w.mu.Unlock()
-	h.waits.add(key, w)
+	if !h.waits.add(key, w) { // nothing else holds w
+		done(nil, fmt.Errorf("await step %d of run %s: the host stopped: %w", req.Step, req.Run, ErrUnavailable))
+		return
+	}
 	w.timer = time.AfterFunc(d, func() {
 		h.waits.remove(key, w)
 		w.finish(nil, fmt.Errorf("await step %d of run %s: not final after %s: %w", req.Step, req.Run, d, ErrAwaitTimeout))
@@ -213,15 +249,17 @@ func (h *awaiter) WatchStep(ctx context.Context, req AwaitRequest, done func(*St
 // stepState looks at an awaited step: over is true when waiting is over,
 // with the outcome of a final step or the error that ends the wait.
 func (h *awaiter) stepState(k awaitKey) (out *StepOutcome, err error, over bool) {
-	var exists, ended bool
-	if verr := h.viewStep(k.run, k.step, func(r *projection.Run) {
-		s := r.Step(k.step)
-		exists, ended = s != nil, r.Status == projection.StatusEnded
-		if s != nil && s.Final {
-			out = outcomeOf(r.ID, s)
-		}
-	}); verr != nil {
+	r, verr := h.header(k.run)
+	if verr != nil {
 		return nil, verr, true
+	}
+	s, verr := h.stepOf(&r, k.step)
+	if verr != nil {
+		return nil, verr, true
+	}
+	exists, ended := s != nil, r.Status == projection.StatusEnded
+	if s != nil && s.Final {
+		out = outcomeOf(r.ID, s)
 	}
 	switch {
 	case out != nil:
@@ -263,6 +301,11 @@ func (h *awaiter) watch() {
 			time.Sleep(min(took, awaitSyncEvery))
 		}
 		select {
+		case <-h.waits.stopped:
+			h.waits.mu.Lock()
+			h.waits.running = false
+			h.waits.mu.Unlock()
+			return
 		case <-changed:
 		case <-h.waits.kick:
 		case <-tick.C:

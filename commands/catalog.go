@@ -45,21 +45,14 @@ func (h *runs) Materialize(ctx context.Context, req MaterializeRequest) (*Catalo
 func (h *runs) materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	held := h.lockRun(req.Run)
 	defer held.unlock()
-	var (
-		rules   gate.Ruleset
-		n       gate.Narrowing
-		current string
-		from    runAt
-		status  projection.Status
-	)
-	if err := h.viewRun(req.Run, func(r *projection.Run) {
-		cfg := h.config(r)
-		rules, n = cfg.rules, cfg.narrowing
-		current, from, status = r.Catalog.Fingerprint, at(r), r.Status
-	}); err != nil {
+	r, err := h.header(req.Run)
+	if err != nil {
 		return nil, err
 	}
-	if status == projection.StatusEnded {
+	cfg := h.config(&r)
+	rules, n := cfg.rules, cfg.narrowing
+	current, from := r.Catalog.Fingerprint, at(&r)
+	if r.Status == projection.StatusEnded {
 		return nil, fmt.Errorf("materialize run %s: %w", req.Run, ErrRunNotActive)
 	}
 	cat, adv := h.catalog(rules, n)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/stepgate/stepgate/events"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -61,7 +60,7 @@ func (b *base) known(ctx context.Context, run string) {
 	if _, cached := b.configs.Load(run); cached || !events.ValidID(run) {
 		return // a run this host has decided for is known
 	}
-	if ok, err := b.proj.View(run, func(*projection.Run) {}); ok || err != nil {
+	if _, ok, err := b.proj.Header(run); ok || err != nil {
 		return
 	}
 	_ = b.proj.Sync(ctx, b.log)
@@ -70,13 +69,13 @@ func (b *base) known(ctx context.Context, run string) {
 // catchUp brings this host's projection of run up to the run's last commit
 // in the log. A run the projection does not hold is looked for in the whole
 // stream (its start may need commits of other subjects, such as a
-// registration). The caller holds no view.
+// registration).
 func (b *base) catchUp(ctx context.Context, run string) error {
 	if !events.ValidID(run) {
 		return nil
 	}
-	var last uint64
-	err := b.viewRun(run, func(r *projection.Run) { last = r.LastSeq })
+	r, err := b.header(run)
+	last := r.LastSeq
 	if errors.Is(err, ErrRunNotFound) {
 		if err := b.proj.Sync(ctx, b.log); err != nil {
 			return fmt.Errorf("catch up with run %s: %w", run, err)

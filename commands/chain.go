@@ -30,6 +30,6 @@ type runAt struct {
 }
 
 // at is where r stands.
-func at(r *projection.Run) runAt {
+func at(r *projection.RunHeader) runAt {
 	return runAt{seq: r.LastSeq, prev: r.LastCommit, diverged: r.Diverged}
 }

@@ -15,47 +15,36 @@ import (
 // calls) or ErrConflict (other calls).
 func (h *submitter) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 	p := &plan{run: req.Run, step: req.Step}
-	var (
-		recorded *StepOutcome
-		err      error
-		cfg      *runConfig
-	)
-	verr := h.viewStep(req.Run, req.Step, func(r *projection.Run) {
-		if r.Status == projection.StatusEnded {
-			h.forget(r.ID)
-			err = fmt.Errorf("submit step %d: run %s: %w", req.Step, req.Run, ErrRunNotActive)
-			return
-		}
-		if err = divergedErr(r.ID, r.Diverged); err != nil {
-			return
-		}
-		if s := r.Step(req.Step); s != nil {
-			if !sameCalls(s, req.Calls) {
-				err = fmt.Errorf("step %d of run %s was committed with other calls: %w", req.Step, req.Run, ErrConflict)
-			} else if !s.Final {
-				err = fmt.Errorf("step %d of run %s is still being settled: %w", req.Step, req.Run, ErrConflict)
-			} else {
-				recorded = outcomeOf(r.ID, s)
-			}
-			return
-		}
-		if req.Step != len(r.Steps)+1 {
-			err = fmt.Errorf("step %d of run %s: the next step is %d: %w", req.Step, req.Run, len(r.Steps)+1, ErrStepOrder)
-			return
-		}
-		if prev := r.Step(req.Step - 1); prev != nil && !prev.Final {
-			err = fmt.Errorf("step %d of run %s: step %d is not final: %w", req.Step, req.Run, prev.N, ErrStepOrder)
-			return
-		}
-		p.from, cfg = at(r), h.config(r)
-		p.limits = cfg.limits
-	})
-	if verr != nil {
-		return nil, nil, verr
+	r, err := h.header(req.Run)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err != nil || recorded != nil {
-		return nil, recorded, err
+	if r.Status == projection.StatusEnded {
+		h.forget(r.ID)
+		return nil, nil, fmt.Errorf("submit step %d: run %s: %w", req.Step, req.Run, ErrRunNotActive)
 	}
+	if err := divergedErr(r.ID, r.Diverged); err != nil {
+		return nil, nil, err
+	}
+	s, err := h.stepOf(&r, req.Step) // a step committed already: the last, or an earlier one read for it
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case s != nil && !sameCalls(s, req.Calls):
+		return nil, nil, fmt.Errorf("step %d of run %s was committed with other calls: %w", req.Step, req.Run, ErrConflict)
+	case s != nil && !s.Final:
+		return nil, nil, fmt.Errorf("step %d of run %s is still being settled: %w", req.Step, req.Run, ErrConflict)
+	case s != nil:
+		return nil, outcomeOf(r.ID, s), nil
+	case req.Step != r.Steps+1:
+		return nil, nil, fmt.Errorf("step %d of run %s: the next step is %d: %w", req.Step, req.Run, r.Steps+1, ErrStepOrder)
+	}
+	if prev := r.Step(req.Step - 1); prev != nil && !prev.Final {
+		return nil, nil, fmt.Errorf("step %d of run %s: step %d is not final: %w", req.Step, req.Run, prev.N, ErrStepOrder)
+	}
+	cfg := h.config(&r)
+	p.from, p.limits = at(&r), cfg.limits
 	var calls []planned
 	if len(req.Calls) == 1 {
 		calls, p.calls = p.one[:], p.onePtr[:]

@@ -26,14 +26,12 @@ func (h *runs) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, erro
 func (h *runs) endRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {
 	held := h.lockRun(req.Run)
 	defer held.unlock()
-	var (
-		from   runAt
-		status projection.Status
-	)
-	if err := h.viewRun(req.Run, func(r *projection.Run) { from, status = at(r), r.Status }); err != nil {
+	r, err := h.header(req.Run)
+	if err != nil {
 		return nil, err
 	}
-	if status == projection.StatusEnded {
+	from := at(&r)
+	if r.Status == projection.StatusEnded {
 		return nil, fmt.Errorf("end run %s: %w", req.Run, ErrRunNotActive)
 	}
 	c := h.newCommit(req.Run, 0, events.KindEnd, events.RunEnded{Cause: req.Cause, Reason: req.Reason})

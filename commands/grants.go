@@ -16,7 +16,7 @@ type grantsCache struct {
 }
 
 // saved returns a project's approvals in force as allow rules, rebuilt only
-// when grants changed. It calls the projector: never from inside a view.
+// when grants changed.
 func (h *approvals) saved(project string) gate.Ruleset {
 	ver := h.proj.GrantsVersion()
 	if v, ok := h.grantRules.Load(project); ok {

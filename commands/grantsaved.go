@@ -63,48 +63,43 @@ func (h *replier) approveProject(ctx context.Context, project, except string) {
 func (h *replier) autoApprove(ctx context.Context, project, run string) error {
 	held := h.lockRun(run)
 	defer held.unlock()
-	var (
-		w               *progress
-		other           bool
-		agent, location string
-	)
-	if err := h.viewRun(run, func(r *projection.Run) {
-		other = h.config(r).project != project || r.Status != projection.StatusAwaiting
-		agent, location = r.Snapshot.Agent, r.Snapshot.Location
-	}); err != nil || other {
+	r, err := h.header(run)
+	if err != nil || h.config(&r).project != project || r.Status != projection.StatusAwaiting {
 		return err // a run of another project, or no longer waiting: its configuration is not read
 	}
 	saved := h.grants.saved(project)
-	current := h.cfg.Policy(agent, location).Rules
+	current := h.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Rules
 	reg := h.reg.effective()
-	if err := h.viewRun(run, func(r *projection.Run) {
-		cfg := h.config(r)
-		if cfg.project != project || r.Status != projection.StatusAwaiting {
-			return
-		}
-		var approved []*projection.Ticket
-		pending := otherPending(r, "")
-		for _, t := range pending {
-			if t.Kind == events.TicketPermission && resume(t.Requests, cfg.rules, current, saved).Kind == gate.KindAllow {
-				approved = append(approved, t)
-			}
-		}
-		if len(approved) == 0 {
-			return
-		}
-		s := r.Step(approved[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindResolve, limits: cfg.limits}
-		for _, t := range approved {
-			w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
-			h.approve(reg, cfg, r, s, t, nil, w)
-		}
-		for _, t := range pending {
-			if !slices.Contains(approved, t) {
-				w.remaining = append(w.remaining, t.ID)
-			}
-		}
-	}); err != nil || w == nil {
+	if r, err = h.header(run); err != nil {
 		return err
+	}
+	cfg := h.config(&r)
+	if cfg.project != project || r.Status != projection.StatusAwaiting {
+		return nil
+	}
+	var approved []*projection.Ticket
+	pending := otherPending(&r, "")
+	for _, t := range pending {
+		if t.Kind == events.TicketPermission && resume(t.Requests, cfg.rules, current, saved).Kind == gate.KindAllow {
+			approved = append(approved, t)
+		}
+	}
+	if len(approved) == 0 {
+		return nil
+	}
+	s, err := h.stepOf(&r, approved[0].Step)
+	if err != nil {
+		return err
+	}
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
+	for _, t := range approved {
+		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
+		h.approve(reg, cfg, &r, s, t, nil, w)
+	}
+	for _, t := range pending {
+		if !slices.Contains(approved, t) {
+			w.remaining = append(w.remaining, t.ID)
+		}
 	}
 	return h.steps.advance(ctx, w)
 }

@@ -23,7 +23,9 @@ const closeCatchUp = 3 * time.Second
 //     output files at start and every OutputSweepInterval.
 //
 // When ctx is cancelled, the projector catches up with the stream (for a
-// few seconds at most), every actor stops, the lease is released when this
+// few seconds at most), every actor stops, waiting AwaitSteps are answered
+// [ErrUnavailable] (ask again: another host, or this one once it is back),
+// the lease is released when this
 // host left nothing in doubt (otherwise it lapses and another host takes
 // over), and the final checkpoint is written and closed, so a clean restart
 // replays nothing. Run returns nil after ctx was cancelled, or the error
@@ -39,6 +41,7 @@ func (h *Host) Run(ctx context.Context) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // cancelled while starting: a clean stop
 	}
+	h.awaiter.waits.stop() // waiters are answered unavailable, the watcher returns
 	h.err = errors.Join(err, h.releaseLease(), h.Proj.Close())
 	close(h.done)
 	return h.err

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -122,4 +123,51 @@ func TestOpenedHostThatNeverRanCloses(t *testing.T) {
 		t.Errorf("Run after Close: %v; want invalid_request", err)
 	}
 	startHostIn(t, s, reg, "a", dir) // the checkpoint's lock is free
+}
+
+// TestAwaitAnsweredUnavailableWhenTheHostStops waits on a step that waits
+// for a human, then stops the host: the waiter is answered unavailable at
+// once (ask again elsewhere), not left until its timeout, and a later
+// AwaitStep on the stopped host is answered the same way.
+func TestAwaitAnsweredUnavailableWhenTheHostStops(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	s := steptest.Start(t, "")
+	reg := registry(t, new(counter))
+	h, err := commands.StartHost(ctxT(t), s.JS, reg, commands.HostConfig{StateDir: t.TempDir(), Engine: commands.Config{Host: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	run, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "echo", Resource: "*", Effect: gate.Ask}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: run.Run, Step: 1,
+		Calls: []commands.CallRequest{call("c1", "echo", map[string]string{"text": "hi"})}})
+	if err != nil || out.Final {
+		t.Fatalf("submit: %+v, %v; want a step that waits", out, err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := h.AwaitStep(ctx, commands.AwaitRequest{Run: run.Run, Step: 1, Timeout: "1h"})
+		waited <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the waiter register (it is answered either way)
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waited:
+		if !errors.Is(err, commands.ErrUnavailable) {
+			t.Errorf("the waiter got %v; want unavailable", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not answered within 10 s of the host stopping")
+	}
+	if _, err := h.AwaitStep(ctx, commands.AwaitRequest{Run: run.Run, Step: 1}); err == nil {
+		t.Error("AwaitStep on a stopped host answered without an error")
+	}
+	s.Stop()
+	goleak.VerifyNone(t, before)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -26,23 +27,21 @@ func (h *runs) Show(ctx context.Context, req ShowRequest) (*projection.Run, erro
 	if err := h.syncReads(ctx, req.Run); err != nil {
 		return nil, err
 	}
-	var (
-		out *projection.Run
-		err error
-	)
-	if verr := h.viewWhole(req.Run, func(r *projection.Run) { out, err = r.Clone() }); verr != nil {
-		return nil, verr
+	if !events.ValidID(req.Run) {
+		return nil, fmt.Errorf("run %q: %w", req.Run, ErrRunNotFound)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("show run %s: %w", req.Run, err)
+	out, ok, err := h.proj.Run(req.Run) // a deep copy: the caller's own
+	if err := found(req.Run, ok, err); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 func (h *runs) summary(run string) (*RunSummary, error) {
-	var s RunSummary
-	if err := h.viewRun(run, func(r *projection.Run) { s = r.Summary() }); err != nil {
+	r, err := h.header(run)
+	if err != nil {
 		return nil, err
 	}
+	s := r.Summary()
 	return &s, nil
 }

@@ -7,56 +7,51 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// viewRun calls fn with the run under the projector's lock, or returns
-// ErrRunNotFound. The run's last step is whole; earlier ones may be stubs
-// (see viewStep).
-func (b *base) viewRun(run string, fn func(r *projection.Run)) error {
-	return b.viewWith(run, 0, fn)
-}
-
-// viewStep is viewRun with step n whole.
-func (b *base) viewStep(run string, n int, fn func(r *projection.Run)) error {
-	return b.viewWith(run, max(n, 0), fn)
-}
-
-// viewWhole is viewRun with every step whole.
-func (b *base) viewWhole(run string, fn func(r *projection.Run)) error {
-	return b.viewWith(run, -1, fn)
-}
-
-// viewWith is viewRun with step n whole (every step when n < 0). The
-// projector's methods are called directly, not through a function value,
-// so the compiler sees that fn does not outlive the call and callers'
-// closures stay off the heap.
-func (b *base) viewWith(run string, n int, fn func(r *projection.Run)) error {
+// header returns the run's header as the projection holds it (a value: it
+// does not change as the projection folds on), or ErrRunNotFound.
+func (b *base) header(run string) (projection.RunHeader, error) {
 	if !events.ValidID(run) {
-		return fmt.Errorf("run %q: %w", run, ErrRunNotFound)
+		return projection.RunHeader{}, fmt.Errorf("run %q: %w", run, ErrRunNotFound)
 	}
-	var (
-		ok  bool
-		err error
-	)
-	switch {
-	case n < 0:
-		ok, err = b.proj.ViewWhole(run, fn)
-	case n > 0:
-		ok, err = b.proj.ViewStep(run, n, fn)
-	default:
-		ok, err = b.proj.View(run, fn)
+	h, ok, err := b.proj.Header(run)
+	return h, found(run, ok, err)
+}
+
+// headerCold is header through the projector's HeaderCold: a page of
+// tickets reads runs nobody is working on, and must not keep them in memory.
+func (b *base) headerCold(run string) (projection.RunHeader, error) {
+	h, ok, err := b.proj.HeaderCold(run)
+	return h, found(run, ok, err)
+}
+
+// step returns step n of the run (nil when the run has no step n), or
+// ErrRunNotFound.
+func (b *base) step(run string, n int) (*projection.Step, error) {
+	if !events.ValidID(run) {
+		return nil, fmt.Errorf("run %q: %w", run, ErrRunNotFound)
 	}
+	s, ok, err := b.proj.Step(run, n)
 	if err != nil {
-		return fmt.Errorf("run %s: %w", run, err)
+		return nil, fmt.Errorf("run %s: %w", run, err)
 	}
 	if !ok {
-		return fmt.Errorf("run %s: %w", run, ErrRunNotFound)
+		return nil, nil
 	}
-	return nil
+	return &s, nil
 }
 
-// viewCold is viewStep through the projector's ViewCold: a page of tickets
-// reads runs nobody is working on, and must not keep them in memory.
-func (b *base) viewCold(run string, n int, fn func(r *projection.Run)) error {
-	ok, err := b.proj.ViewCold(run, n, fn)
+// stepOf returns step n of the run h is the header of: its last step, or
+// an earlier one read from the projection (final, so as it was when h was
+// read); nil when the run has no step n.
+func (b *base) stepOf(h *projection.RunHeader, n int) (*projection.Step, error) {
+	if s := h.Step(n); s != nil || n < 1 || n > h.Steps {
+		return s, nil
+	}
+	return b.step(h.ID, n)
+}
+
+// found is the error of a read of run: err wrapped, or ErrRunNotFound.
+func found(run string, ok bool, err error) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", run, err)
 	}

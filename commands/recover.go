@@ -34,8 +34,8 @@ type (
 // run without a result, or has every call terminal and is not finalized
 // (not merely waiting for humans). Recovery and a clean stop's release of
 // the lease (leftInDoubt) decide by it alike.
-func needsRecovery(r *projection.Run, host string) bool {
-	s := r.Step(len(r.Steps))
+func needsRecovery(r *projection.RunHeader, host string) bool {
+	s := r.Step(r.Steps)
 	if s == nil || s.Final || s.Host != host || r.Status == projection.StatusEnded {
 		return false
 	}
@@ -49,7 +49,7 @@ func needsRecovery(r *projection.Run, host string) bool {
 
 // inDoubt reports whether a call was cleared to run (allowed, or its ticket
 // approved) but has no result.
-func inDoubt(r *projection.Run, c *projection.Call) bool {
+func inDoubt(r *projection.RunHeader, c *projection.Call) bool {
 	if c.Decision == nil {
 		return false
 	}
@@ -61,7 +61,7 @@ func inDoubt(r *projection.Run, c *projection.Call) bool {
 }
 
 // answersOf returns the answers of a call's input ticket.
-func answersOf(r *projection.Run, c *projection.Call) []byte {
+func answersOf(r *projection.RunHeader, c *projection.Call) []byte {
 	if t := r.Ticket(c.Ticket); t != nil && t.Resolution != nil {
 		return t.Resolution.Answers
 	}
@@ -73,9 +73,7 @@ func answersOf(r *projection.Run, c *projection.Call) []byte {
 // without a result, or every call terminal but the step not finalized.
 func (h *recovery) leftInDoubt() bool {
 	for _, run := range h.proj.OpenRuns() {
-		open := false
-		_ = h.viewRun(run, func(r *projection.Run) { open = needsRecovery(r, h.cfg.Host) })
-		if open {
+		if r, err := h.header(run); err == nil && needsRecovery(&r, h.cfg.Host) {
 			return true
 		}
 	}
@@ -122,36 +120,32 @@ func (h *recovery) recoverHost(ctx context.Context, host string) ([]RecoveredSte
 func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error) {
 	held := h.lockRun(run)
 	defer held.unlock()
-	var w *progress
 	reg := h.reg.effective()
-	if err := h.viewRun(run, func(r *projection.Run) {
-		if !needsRecovery(r, host) {
-			return
-		}
-		s := r.Step(len(r.Steps))
-		cfg := h.config(r)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindRecover, limits: cfg.limits}
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			if c.Terminal() || !inDoubt(r, c) {
-				continue
-			}
-			p := h.steps.rerun(reg, cfg, run, s.N, c, answersOf(r, c))
-			switch {
-			case p.terminal:
-				w.first = append(w.first, p.result)
-			case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
-				w.first = append(w.first, resultEvent(c.ID, IndeterminateResult))
-			default:
-				w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
-				w.exec = append(w.exec, p)
-			}
-		}
-		for _, t := range otherPending(r, "") {
-			w.remaining = append(w.remaining, t.ID)
-		}
-	}); err != nil || w == nil {
+	r, err := h.header(run)
+	if err != nil || !needsRecovery(&r, host) {
 		return 0, err
+	}
+	s := &r.Last
+	cfg := h.config(&r)
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindRecover, limits: cfg.limits}
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		if c.Terminal() || !inDoubt(&r, c) {
+			continue
+		}
+		p := h.steps.rerun(reg, cfg, run, s.N, c, answersOf(&r, c))
+		switch {
+		case p.terminal:
+			w.first = append(w.first, p.result)
+		case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
+			w.first = append(w.first, resultEvent(c.ID, IndeterminateResult))
+		default:
+			w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
+			w.exec = append(w.exec, p)
+		}
+	}
+	for _, t := range otherPending(&r, "") {
+		w.remaining = append(w.remaining, t.ID)
 	}
 	return w.step, h.steps.advance(ctx, w)
 }

@@ -142,8 +142,7 @@ func (h *registrar) Install(scope string, tools ...*executor.Tool) {
 
 // effective returns the effective registry: the process layer overlaid by
 // the location layer's registrations in force. It is rebuilt only when the
-// layer or this host's installs changed; callers must not modify it. It
-// calls the projector: not from inside a view.
+// layer or this host's installs changed; callers must not modify it.
 func (h *registrar) effective() map[string]effectiveTool {
 	regVer, instVer := h.proj.RegistryVersion(), h.installVer.Load()
 	if c := h.regCache.Load(); c != nil && c.regVer == regVer && c.instVer == instVer {

@@ -36,7 +36,7 @@ func resume(reqs []events.Request, pinned, current, saved gate.Ruleset) gate.Ver
 }
 
 // otherPending returns the run's pending tickets other than id.
-func otherPending(r *projection.Run, id string) []*projection.Ticket {
+func otherPending(r *projection.RunHeader, id string) []*projection.Ticket {
 	var out []*projection.Ticket
 	for i := range r.Tickets {
 		if t := &r.Tickets[i]; t.Pending() && t.ID != id {
@@ -124,8 +124,8 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 		grants  []projection.Grant // only an "always" saves and reads grants
 		current gate.Ruleset       // only an approval is checked again
 	)
-	// Both are read before the view: a view must not call the projector or
-	// read configuration files.
+	// Both are read before the run's header, so that the header is the
+	// latest read of the run.
 	if req.Reply == events.ReplyAlways {
 		grants = h.proj.Grants("")
 	}
@@ -135,62 +135,54 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 		}
 	}
 	reg := h.reg.effective()
-	verr := h.viewRun(run, func(r *projection.Run) {
-		t := r.Ticket(req.Ticket)
-		switch {
-		case t == nil:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
-			return
-		case !t.Pending() || r.Status != projection.StatusAwaiting:
-			err = fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
-			return
-		case t.Deadline != nil && !h.cfg.Clock().Before(*t.Deadline):
-			err = fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
-			return
-		}
-		if !shown(reg, t.Tool, t.Identity) {
-			err = fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
-			return
-		}
-		fits := req.Reply == events.ReplyReject ||
-			(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
-		if !fits {
-			err = fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
-			return
-		}
-		cfg = h.config(r)
-		res.Step = t.Step
-		w = progress{run: run, step: t.Step, calls: len(r.Step(t.Step).Calls), from: at(r), kind: events.KindResolve, limits: cfg.limits}
-		project = h.settleReply(r, cfg, t, req, &w, res, grants, current, reg)
-	})
-	if verr != nil {
-		return nil, "", verr
-	}
+	r, err := h.header(run)
 	if err != nil {
 		return nil, "", err
 	}
+	t := r.Ticket(req.Ticket)
+	switch {
+	case t == nil:
+		return nil, "", fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketNotFound)
+	case !t.Pending() || r.Status != projection.StatusAwaiting:
+		return nil, "", fmt.Errorf("ticket %s: %w", req.Ticket, ErrTicketResolved)
+	case t.Deadline != nil && !h.cfg.Clock().Before(*t.Deadline):
+		return nil, "", fmt.Errorf("ticket %s: deadline %s passed: %w", req.Ticket, t.Deadline.Format("2006-01-02T15:04:05Z07:00"), ErrTicketExpired)
+	}
+	if !shown(reg, t.Tool, t.Identity) {
+		return nil, "", fmt.Errorf("ticket %s: tool %s is no longer the one the model was shown: %w", req.Ticket, t.Tool, ErrTicketStale)
+	}
+	fits := req.Reply == events.ReplyReject ||
+		(t.Kind == events.TicketInput) == (req.Reply == events.ReplyAnswer)
+	if !fits {
+		return nil, "", fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
+	}
+	s, err := h.stepOf(&r, t.Step)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg = h.config(&r)
+	res.Step = t.Step
+	w = progress{run: run, step: t.Step, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
+	project = h.settleReply(&r, s, cfg, t, req, &w, res, grants, current, reg)
 	if err := h.steps.advance(ctx, &w); err != nil {
 		return nil, "", err
 	}
 	if len(w.remaining) == 0 {
-		_ = h.viewRun(run, func(r *projection.Run) {
-			if s := r.Step(w.step); s != nil && s.Final {
-				res.Outcome = outcomeOf(r.ID, s)
-			}
-		})
+		if s, _ := h.step(run, w.step); s != nil && s.Final {
+			res.Outcome = outcomeOf(run, s)
+		}
 	}
 	return res, project, nil
 }
 
-// settleReply decides, under the projector's view of r, what the reply does
-// to every pending ticket of the run, into w. It returns the project when an
-// "always" saved approvals.
-func (h *replier) settleReply(r *projection.Run, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
+// settleReply decides, from the run's header r, what the reply does to
+// every pending ticket of the run, into w; s is the ticket's step. It
+// returns the project when an "always" saved approvals.
+func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
 	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal}
 	others := otherPending(r, t.ID)
-	s := r.Step(t.Step)
 	if req.Reply == events.ReplyReject {
 		result := RejectedResult
 		if req.Message != "" {
@@ -242,7 +234,7 @@ func (h *replier) settleReply(r *projection.Run, cfg *runConfig, t *projection.T
 
 // approve adds an approved call to w: ToolCallStarted when it has an effect,
 // then it runs after the resolve commit.
-func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.Run, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
 	c := s.Call(t.CallID)
 	p := h.steps.rerun(reg, cfg, r.ID, s.N, c, answers)
 	if p.terminal {
@@ -256,11 +248,11 @@ func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *proje
 }
 
 // currentRules is the configuration's ruleset for the run's agent and
-// location as it is now. It reads files: never call it inside a view.
+// location as it is now. It reads files.
 func (h *replier) currentRules(run string) (gate.Ruleset, error) {
-	var agent, location string
-	if err := h.viewRun(run, func(r *projection.Run) { agent, location = r.Snapshot.Agent, r.Snapshot.Location }); err != nil {
+	r, err := h.header(run)
+	if err != nil {
 		return nil, err
 	}
-	return h.cfg.Policy(agent, location).Rules, nil
+	return h.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Rules, nil
 }

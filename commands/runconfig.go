@@ -43,8 +43,8 @@ func (c *runConfig) ruleRef(rule *gate.Rule) *events.Rule {
 }
 
 // config returns the run's decision inputs, from the cache when its
-// catalogue fingerprint still matches. Called under the projector's view of r.
-func (b *base) config(r *projection.Run) *runConfig {
+// catalogue fingerprint still matches; r is the run's header.
+func (b *base) config(r *projection.RunHeader) *runConfig {
 	if v, ok := b.configs.Load(r.ID); ok {
 		if c := v.(*runConfig); c.fingerprint == r.Catalog.Fingerprint {
 			return c

@@ -13,8 +13,8 @@ import (
 // waitingRun is a run as a host with many waiting runs holds them: the
 // default-sized ruleset and a catalogue of a dozen tools, the same for
 // every run started from one configuration.
-func waitingRun(id string, rules []events.Rule, digest string) *projection.Run {
-	r := &projection.Run{ID: id}
+func waitingRun(id string, rules []events.Rule, digest string) *projection.RunHeader {
+	r := &projection.RunHeader{ID: id}
 	r.Snapshot.Rules, r.Snapshot.PolicyDigest, r.Snapshot.Narrowing = rules, digest, "none"
 	r.Catalog.Fingerprint = "fp"
 	for i := range 12 {
@@ -38,7 +38,7 @@ func TestRunsShareTheirConvertedRules(t *testing.T) {
 	e := &base{}
 	rules := manyRules(40, "**")
 	const n = 2000
-	runs := make([]*projection.Run, n)
+	runs := make([]*projection.RunHeader, n)
 	for i := range runs {
 		runs[i] = waitingRun(fmt.Sprintf("run%d", i), rules, "digest")
 	}

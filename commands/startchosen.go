@@ -8,7 +8,6 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -57,18 +56,16 @@ func (h *runs) startChosen(ctx context.Context, run string, started events.RunSt
 // otherwise than started says (another agent, location, project, narrowing
 // or other run overrides): a run id is not a way into someone else's run.
 func (h *runs) startedAs(run string, started events.RunStarted) (bool, error) {
-	var same bool
-	err := h.viewRun(run, func(r *projection.Run) {
-		got := r.Snapshot
-		same = got.Agent == started.Agent && got.Location == started.Location && got.Project == started.Project &&
-			got.Narrowing == started.Narrowing && slices.Equal(runRules(got.Rules), runRules(started.Rules))
-	})
+	r, err := h.header(run)
 	if errors.Is(err, ErrRunNotFound) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
+	got := r.Snapshot
+	same := got.Agent == started.Agent && got.Location == started.Location && got.Project == started.Project &&
+		got.Narrowing == started.Narrowing && slices.Equal(runRules(got.Rules), runRules(started.Rules))
 	if !same {
 		return true, fmt.Errorf("run %s exists and was started otherwise: %w", run, ErrConflict)
 	}

@@ -50,46 +50,50 @@ func (h *replier) sweepRun(ctx context.Context, run string) error {
 	reg := h.reg.effective()
 	// Look before taking the run's lock: a reply holds it while the call it
 	// approved runs, and the sweeper must not wait for that.
-	due := false
-	if err := h.viewRun(run, func(r *projection.Run) {
-		for _, t := range otherPending(r, "") {
-			due = due || unanswerable(t, now, reg) != ""
-		}
-	}); err != nil || !due {
+	r, err := h.header(run)
+	if err != nil {
 		return err
+	}
+	due := false
+	for _, t := range otherPending(&r, "") {
+		due = due || unanswerable(t, now, reg) != ""
+	}
+	if !due {
+		return nil
 	}
 	held := h.lockRun(run)
 	defer held.unlock()
-	var w *progress
-	if err := h.viewRun(run, func(r *projection.Run) {
-		pending := otherPending(r, "")
-		var settled []*projection.Ticket
-		var first []events.Event
-		for _, t := range pending {
-			switch unanswerable(t, now, reg) {
-			case events.ResolvedExpired:
-				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired},
-					resultEvent(t.CallID, ExpiredResult))
-			case events.ResolvedStale:
-				first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale},
-					resultEvent(t.CallID, executor.StaleTool(t.Tool)))
-			default:
-				continue
-			}
-			settled = append(settled, t)
-		}
-		if len(settled) == 0 {
-			return
-		}
-		s := r.Step(settled[0].Step)
-		w = &progress{run: run, step: s.N, calls: len(s.Calls), from: at(r), kind: events.KindResolve, first: first}
-		for _, t := range pending {
-			if !slices.Contains(settled, t) {
-				w.remaining = append(w.remaining, t.ID)
-			}
-		}
-	}); err != nil || w == nil {
+	if r, err = h.header(run); err != nil {
 		return err
+	}
+	pending := otherPending(&r, "")
+	var settled []*projection.Ticket
+	var first []events.Event
+	for _, t := range pending {
+		switch unanswerable(t, now, reg) {
+		case events.ResolvedExpired:
+			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired},
+				resultEvent(t.CallID, ExpiredResult))
+		case events.ResolvedStale:
+			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale},
+				resultEvent(t.CallID, executor.StaleTool(t.Tool)))
+		default:
+			continue
+		}
+		settled = append(settled, t)
+	}
+	if len(settled) == 0 {
+		return nil
+	}
+	s, err := h.stepOf(&r, settled[0].Step)
+	if err != nil {
+		return err
+	}
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, first: first}
+	for _, t := range pending {
+		if !slices.Contains(settled, t) {
+			w.remaining = append(w.remaining, t.ID)
+		}
 	}
 	return h.steps.advance(ctx, w)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -51,11 +50,11 @@ func TestSweepDoesNotWaitForARunningCall(t *testing.T) {
 		replied <- err
 	}()
 	for started := false; !started; time.Sleep(5 * time.Millisecond) { // the approved call is running
-		if _, err := h.Proj.ViewStep(info.Run, 1, func(r *projection.Run) {
-			started = r.Step(1).Call("a").Attempts == 1
-		}); err != nil {
+		s, _, err := h.Proj.Step(info.Run, 1)
+		if err != nil {
 			t.Fatal(err)
 		}
+		started = s.Call("a").Attempts == 1
 	}
 	swept := make(chan error, 1)
 	go func() { swept <- h.SweepTickets(ctx) }()

@@ -45,10 +45,10 @@ const (
 	MaxTicketsLimit     = client.MaxTicketsLimit
 )
 
-// ticketView renders a run's ticket.
-func ticketView(r *projection.Run, t *projection.Ticket) TicketView {
-	v := TicketView{TicketIssued: client.TicketIssued(t.TicketIssued), Run: r.ID, Step: t.Step, Resolution: t.Resolution}
-	if s := r.Step(t.Step); s != nil {
+// ticketView renders a ticket of the run; s is the ticket's step.
+func ticketView(run string, s *projection.Step, t *projection.Ticket) TicketView {
+	v := TicketView{TicketIssued: client.TicketIssued(t.TicketIssued), Run: run, Step: t.Step, Resolution: t.Resolution}
+	if s != nil {
 		if c := s.Call(t.CallID); c != nil {
 			v.Args = c.Args
 			if c.Decision != nil {
@@ -90,19 +90,23 @@ func (h *replier) Tickets(ctx context.Context, req TicketsRequest) (*TicketPage,
 	}
 	page := &TicketPage{Tickets: []TicketView{}}
 	for i := 0; i < len(found); {
-		// One view per run, whatever its number of tickets on the page.
+		// One read per run, whatever its number of tickets on the page.
 		run, j := found[i].Run, i
 		for j < len(found) && found[j].Run == run {
 			j++
 		}
-		if err := h.viewCold(run, found[i].Step, func(r *projection.Run) {
-			for _, pt := range found[i:j] {
-				if t := r.Ticket(pt.ID); t != nil && t.Pending() {
-					page.Tickets = append(page.Tickets, ticketView(r, t))
-				}
-			}
-		}); err != nil {
+		r, err := h.headerCold(run)
+		if err != nil {
 			return nil, err
+		}
+		for _, pt := range found[i:j] {
+			if t := r.Ticket(pt.ID); t != nil && t.Pending() {
+				s, err := h.stepOf(&r, t.Step)
+				if err != nil {
+					return nil, err
+				}
+				page.Tickets = append(page.Tickets, ticketView(r.ID, s, t))
+			}
 		}
 		i = j
 	}

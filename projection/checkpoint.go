@@ -173,16 +173,25 @@ func loadRun(tx *bolt.Tx, bl *blobs, id string) (r *Run, lazy stubs, err error) 
 
 // decodeStep replaces step n of r with its checkpoint form raw.
 func decodeStep(r *Run, n int, raw []byte) error {
-	if raw == nil {
-		return fmt.Errorf("checkpoint of run %s: step %d is missing: %w", r.ID, n, ErrInconsistent)
-	}
-	var s Step
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return fmt.Errorf("checkpoint of run %s step %d: %w", r.ID, n, err)
-	}
-	if s.N != n {
-		return fmt.Errorf("checkpoint of run %s: step %d stored as %d: %w", r.ID, s.N, n, ErrInconsistent)
+	s, err := parseStep(r.ID, n, raw)
+	if err != nil {
+		return err
 	}
 	r.Steps[n-1] = s
 	return nil
+}
+
+// parseStep reads step n of run from its checkpoint form raw.
+func parseStep(run string, n int, raw []byte) (Step, error) {
+	if raw == nil {
+		return Step{}, fmt.Errorf("checkpoint of run %s: step %d is missing: %w", run, n, ErrInconsistent)
+	}
+	var s Step
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return Step{}, fmt.Errorf("checkpoint of run %s step %d: %w", run, n, err)
+	}
+	if s.N != n {
+		return Step{}, fmt.Errorf("checkpoint of run %s: step %d stored as %d: %w", run, s.N, n, ErrInconsistent)
+	}
+	return s, nil
 }

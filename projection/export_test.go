@@ -32,3 +32,14 @@ func (p *Projector) InMemory(run string) bool {
 	_, ok := p.runs[run]
 	return ok
 }
+
+// Stubs counts the steps of run the projector holds only in the
+// checkpoint (as stubs {N, Final: true} in memory).
+func (p *Projector) Stubs(run string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.runs[run]; !ok {
+		return 0
+	}
+	return len(p.lazy[run].list())
+}

@@ -91,7 +91,7 @@ func FuzzHostileMessage(f *testing.F) {
 						t.Fatalf("the projector applied a commit a fold refuses: %v", err)
 					}
 				}
-				want[victim], _ = deepCopy(rerun)
+				want[victim], _ = rerun.Clone()
 			}
 		} else if q.Total != 1 || q.Recent[0].Seq != at || q.Recent[0].Subject != subject {
 			t.Fatalf("quarantine = %+v, want the message at %d on %s", q, at, subject)

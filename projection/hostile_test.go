@@ -207,7 +207,7 @@ func expected(t fataler, msgs []message) (map[string]*Run, int) {
 		}
 	}
 	for id, r := range runs {
-		cp, err := deepCopy(r)
+		cp, err := r.Clone()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 			rb.fold(uint64(i+1), m.subject, m.data)
 		}
 		for id, r := range rb.Runs {
-			rb.Runs[id], _ = deepCopy(r)
+			rb.Runs[id], _ = r.Clone()
 		}
 		check("rebuilt", rb.Runs, rb.Quarantine)
 		if diff := cmp.Diff(rb.Quarantine, live); diff != "" {

@@ -97,7 +97,7 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 			p.idxDirty.sets = true
 		}
 	}
-	if open := r.needsRecovery(); open != p.idx.open[r.ID] {
+	if open := needsRecovery(r); open != p.idx.open[r.ID] {
 		if open {
 			p.idx.open[r.ID] = true
 		} else {
@@ -112,7 +112,7 @@ func (p *Projector) indexRun(r *Run, c *events.Commit) {
 // it waits for is a person's answer. A step whose every open call has a
 // pending ticket has nothing in doubt (no such call was cleared to run), so
 // a hundred thousand runs waiting on tickets cost recovery nothing.
-func (r *Run) needsRecovery() bool {
+func needsRecovery(r *Run) bool {
 	last := r.Step(len(r.Steps))
 	if r.Status == StatusEnded || last == nil || last.Final {
 		return false

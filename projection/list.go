@@ -6,15 +6,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Summary returns the run's listing line.
-func (r *Run) Summary() Summary {
-	s := Summary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq, Diverged: r.Diverged != nil}
-	if r.End != nil {
-		s.Cause = r.End.Cause
-	}
-	return s
-}
-
 // Runs lists every run known to the projection, ordered by id (so by start
 // time).
 func (p *Projector) Runs() ([]Summary, error) {
@@ -54,14 +45,13 @@ func (p *Projector) All() (map[string]*Run, error) {
 	}
 	out := make(map[string]*Run, len(sums))
 	for _, s := range sums {
-		var cp *Run
-		if _, err := p.ViewWhole(s.ID, func(r *Run) { cp, err = deepCopy(r) }); err != nil {
-			return nil, err
-		}
+		cp, ok, err := p.Run(s.ID)
 		if err != nil {
 			return nil, err
 		}
-		out[s.ID] = cp
+		if ok {
+			out[s.ID] = cp
+		}
 	}
 	return out, nil
 }

@@ -1,14 +1,11 @@
 package projection
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 	"github.com/stepgate/stepgate/events"
-	bolt "go.etcd.io/bbolt"
 )
 
 // PendingTicket is an unresolved ticket as the pending index holds it:
@@ -221,9 +218,13 @@ const eachPendingChunk = 1024
 
 // EachPending calls fn with every unresolved ticket, oldest first. It copies
 // the index a chunk at a time under the projector's lock and calls fn
-// outside it, so fn may call the projector, and a ticket resolved or issued
+// outside it, with a copy: fn never runs under the lock, may call the
+// projector, and may keep what it is given. A ticket resolved or issued
 // during the walk may or may not be seen. It reads the index only, never a
-// run (the sweeper looks for expired and stale tickets this way).
+// run (the sweeper looks for expired and stale tickets this way). It is the
+// one method of the projector that takes a function: a walk of 100,000
+// tickets in one slice would copy them all at once, and pages
+// ([Projector.PendingPage]) are the way to read them a page at a time.
 func (p *Projector) EachPending(fn func(t PendingTicket)) {
 	batch := make([]PendingTicket, 0, eachPendingChunk)
 	for after := ""; ; {
@@ -265,37 +266,4 @@ func (p *Projector) PendingRuns(project string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// loadPending reads one entry of the pending bucket into the index. A
-// checkpoint written before the index held more than the ticket's run
-// stores only the run's id: the rest is read from the run's header once,
-// and the entry is written in the new form at the next checkpoint.
-func loadPending(tx *bolt.Tx, idx *indexes, id string, v []byte) error {
-	if len(v) > 0 && v[0] == pendingForm {
-		t, err := decodePending(id, v, idx.pending.intern)
-		if err != nil {
-			return err
-		}
-		idx.pending.add(t)
-		return nil
-	}
-	run := string(v)
-	var h struct {
-		Tickets []Ticket `json:"tickets"`
-	}
-	if raw := tx.Bucket(bucketRuns).Get(v); raw != nil {
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return fmt.Errorf("checkpoint of run %s: %w", run, err)
-		}
-	}
-	t := PendingTicket{ID: id, Run: run}
-	for i := range h.Tickets {
-		if h.Tickets[i].ID == id {
-			t = pendingTicket(run, h.Tickets[i].Step, h.Tickets[i].TicketIssued)
-		}
-	}
-	idx.pending.add(t)
-	idx.migrated = append(idx.migrated, id)
-	return nil
 }

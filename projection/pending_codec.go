@@ -2,8 +2,11 @@ package projection
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // pendingForm is the first byte of a pending ticket's checkpoint value.
@@ -80,4 +83,37 @@ func decodePending(id string, v []byte, intern func([]byte) string) (PendingTick
 		return bad("trailing bytes")
 	}
 	return t, nil
+}
+
+// loadPending reads one entry of the pending bucket into the index. A
+// checkpoint written before the index held more than the ticket's run
+// stores only the run's id: the rest is read from the run's header once,
+// and the entry is written in the new form at the next checkpoint.
+func loadPending(tx *bolt.Tx, idx *indexes, id string, v []byte) error {
+	if len(v) > 0 && v[0] == pendingForm {
+		t, err := decodePending(id, v, idx.pending.intern)
+		if err != nil {
+			return err
+		}
+		idx.pending.add(t)
+		return nil
+	}
+	run := string(v)
+	var h struct {
+		Tickets []Ticket `json:"tickets"`
+	}
+	if raw := tx.Bucket(bucketRuns).Get(v); raw != nil {
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return fmt.Errorf("checkpoint of run %s: %w", run, err)
+		}
+	}
+	t := PendingTicket{ID: id, Run: run}
+	for i := range h.Tickets {
+		if h.Tickets[i].ID == id {
+			t = pendingTicket(run, h.Tickets[i].Step, h.Tickets[i].TicketIssued)
+		}
+	}
+	idx.pending.add(t)
+	idx.migrated = append(idx.migrated, id)
+	return nil
 }

@@ -239,15 +239,3 @@ func (p *Projector) Close() error {
 	}
 	return err
 }
-
-// Summary is one line of a run listing.
-type Summary struct {
-	ID      string `json:"id"`
-	Agent   string `json:"agent"`
-	Status  Status `json:"status"`
-	Cause   string `json:"cause,omitempty"`
-	Steps   int    `json:"steps"`
-	LastSeq uint64 `json:"last_seq"`
-	// Diverged is set when the run's hash chain broke (see [Run.Diverged]).
-	Diverged bool `json:"diverged,omitempty"`
-}

@@ -198,8 +198,8 @@ func TestProjectorFoldsUnknownEventTypes(t *testing.T) {
 		Events: []events.Event{events.Unknown{Type: "RunAnnotated", V: 1, Data: []byte(`{"note":"x"}`)}}})
 	w.echo(run)
 	p := following(t, s.Log, w.seq)
-	var steps int
-	if _, err := p.View(run, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 1 {
+	h, _, err := p.Header(run)
+	if steps := h.Steps; err != nil || steps != 1 {
 		t.Errorf("run after an unknown event: %d steps, %v; want 1 step", steps, err)
 	}
 }
@@ -220,8 +220,8 @@ func TestProjectorQuarantinesUndecodableCommit(t *testing.T) {
 	if got := p.Seq(); got != w.seq {
 		t.Errorf("projector at %d, want past the garbage to %d", got, w.seq)
 	}
-	var steps int
-	if _, err := p.View(run, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 1 {
+	h, _, err := p.Header(run)
+	if steps := h.Steps; err != nil || steps != 1 {
 		t.Errorf("run after the garbage: %d steps, %v; want 1 step", steps, err)
 	}
 	q := p.Quarantine()
@@ -254,43 +254,36 @@ func TestCheckpointedRunDecodesStepsOnDemand(t *testing.T) {
 	}
 	want := foldedSteps(t, s.Log, run)
 	p = reopen(t, p, path)
-	var stubs, steps int
-	if _, err := p.View(run, func(r *projection.Run) {
-		steps = len(r.Steps)
-		for _, st := range r.Steps[:len(r.Steps)-1] {
-			if st.Calls == nil && st.Final {
-				stubs++
-			}
-		}
-		if diff := cmp.Diff(want[130], r.Steps[129]); diff != "" {
-			t.Errorf("last step after reopening (-folded +loaded):\n%s", diff)
-		}
-	}); err != nil {
+	h, _, err := p.Header(run)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if steps != 130 || stubs != 129 {
+	if diff := cmp.Diff(want[130], h.Last); diff != "" {
+		t.Errorf("last step after reopening (-folded +loaded):\n%s", diff)
+	}
+	if steps, stubs := h.Steps, p.Stubs(run); steps != 130 || stubs != 129 {
 		t.Fatalf("reopened run has %d steps, %d of them stubs; want 130 and 129", steps, stubs)
 	}
-	if _, err := p.View(later, func(r *projection.Run) { steps = len(r.Steps) }); err != nil || steps != 2 {
-		t.Fatalf("the later run reopened with %d steps, %v; want 2", steps, err)
+	if h, _, err := p.Header(later); err != nil || h.Steps != 2 {
+		t.Fatalf("the later run reopened with %d steps, %v; want 2", h.Steps, err)
 	}
 	for _, n := range []int{1, 64, 65, 128, 129, 64} {
-		if _, err := p.ViewStep(run, n, func(r *projection.Run) {
-			if diff := cmp.Diff(want[n], r.Steps[n-1]); diff != "" {
-				t.Errorf("step %d read on demand (-folded +loaded):\n%s", n, diff)
-			}
-		}); err != nil {
+		st, _, err := p.Step(run, n)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if _, err := p.ViewWhole(run, func(r *projection.Run) {
-		for _, st := range r.Steps {
-			if diff := cmp.Diff(want[st.N], st); diff != "" {
-				t.Errorf("step %d of the whole run (-folded +loaded):\n%s", st.N, diff)
-			}
+		if diff := cmp.Diff(want[n], st); diff != "" {
+			t.Errorf("step %d read on demand (-folded +loaded):\n%s", n, diff)
 		}
-	}); err != nil {
+	}
+	whole, _, err := p.Run(run)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, st := range whole.Steps {
+		if diff := cmp.Diff(want[st.N], st); diff != "" {
+			t.Errorf("step %d of the whole run (-folded +loaded):\n%s", st.N, diff)
+		}
 	}
 }
 
@@ -329,43 +322,31 @@ func TestCheckpointLetsGoOfWrittenSteps(t *testing.T) {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	stubs := func() (n int) {
-		if _, err := p.View(run, func(r *projection.Run) {
-			for _, st := range r.Steps {
-				if st.Calls == nil {
-					n++
-				}
-			}
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := stubs(); n != 9 {
+	if n := p.Stubs(run); n != 9 {
 		t.Fatalf("after a checkpoint %d of 10 steps are stubs, want 9 (all but the last)", n)
 	}
 	want := foldedSteps(t, s.Log, run)
-	if _, err := p.ViewStep(run, 3, func(r *projection.Run) {
-		if diff := cmp.Diff(want[3], r.Steps[2]); diff != "" {
-			t.Errorf("step 3 read back (-folded +read):\n%s", diff)
-		}
-	}); err != nil {
+	st, _, err := p.Step(run, 3)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want[3], st); diff != "" {
+		t.Errorf("step 3 read back (-folded +read):\n%s", diff)
 	}
 	w.echo(run)
 	wait(t, p, w.seq)
 	want = foldedSteps(t, s.Log, run)
-	if _, err := p.ViewWhole(run, func(r *projection.Run) {
-		if len(r.Steps) != 11 {
-			t.Fatalf("the run has %d steps, want 11", len(r.Steps))
-		}
-		for _, st := range r.Steps {
-			if diff := cmp.Diff(want[st.N], st); diff != "" {
-				t.Errorf("step %d of the whole run (-folded +read):\n%s", st.N, diff)
-			}
-		}
-	}); err != nil {
+	r, _, err := p.Run(run)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Steps) != 11 {
+		t.Fatalf("the run has %d steps, want 11", len(r.Steps))
+	}
+	for _, st := range r.Steps {
+		if diff := cmp.Diff(want[st.N], st); diff != "" {
+			t.Errorf("step %d of the whole run (-folded +read):\n%s", st.N, diff)
+		}
 	}
 }
 
@@ -395,17 +376,17 @@ func TestEndedRunLeavesMemoryAfterACheckpoint(t *testing.T) {
 		t.Error("the running run left memory")
 	}
 	want := foldedSteps(t, s.Log, ended)
-	if ok, err := p.ViewWhole(ended, func(r *projection.Run) {
-		if r.Status != projection.StatusEnded || len(r.Steps) != 3 {
-			t.Errorf("reloaded run: %s with %d steps, want ended with 3", r.Status, len(r.Steps))
-		}
-		for _, st := range r.Steps {
-			if diff := cmp.Diff(want[st.N], st); diff != "" {
-				t.Errorf("step %d reloaded (-folded +read):\n%s", st.N, diff)
-			}
-		}
-	}); !ok || err != nil {
+	r, ok, err := p.Run(ended)
+	if !ok || err != nil {
 		t.Fatalf("view of the ended run: found %v, %v", ok, err)
+	}
+	if r.Status != projection.StatusEnded || len(r.Steps) != 3 {
+		t.Errorf("reloaded run: %s with %d steps, want ended with 3", r.Status, len(r.Steps))
+	}
+	for _, st := range r.Steps {
+		if diff := cmp.Diff(want[st.N], st); diff != "" {
+			t.Errorf("step %d reloaded (-folded +read):\n%s", st.N, diff)
+		}
 	}
 }
 
@@ -432,8 +413,8 @@ func TestFailedCheckpointIsWrittenLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	p = reopen(t, p, path)
-	var got *projection.Run
-	if _, err := p.ViewWhole(runID, func(r *projection.Run) { got, _ = r.Clone() }); err != nil {
+	got, _, err := p.Run(runID)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fold(t, hist), got); diff != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection/fold"
 )
 
 // Rebuilt is the runs projection folded afresh from the log, and the
@@ -39,7 +40,7 @@ func Rebuild(ctx context.Context, src Source, upTo uint64) (*Rebuilt, error) {
 		return nil, err
 	}
 	for id, r := range out.Runs {
-		cp, err := deepCopy(r)
+		cp, err := r.Clone()
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +70,7 @@ func (b *Rebuilt) fold(seq uint64, subject string, data []byte) {
 			r = nil
 		}
 	}
-	b.Quarantine.add(newQuarantined(seq, subject, c, reason))
+	b.Quarantine.Add(fold.NewQuarantined(seq, subject, c, reason))
 	if r != nil {
 		r.Skip(seq)
 	}

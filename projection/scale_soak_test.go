@@ -44,7 +44,7 @@ func TestWaitingRunsAtScale(t *testing.T) {
 	openT := time.Since(t0)
 	t0 = time.Now()
 	for _, run := range p.OpenRuns() { // what a host's recovery reads before it serves
-		if _, err := p.View(run, func(*Run) {}); err != nil {
+		if _, _, err := p.Header(run); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,11 +1,11 @@
-package projection_test
+package fold_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/events"
-	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/projection/fold"
 	"pgregory.net/rapid"
 )
 
@@ -35,8 +35,8 @@ func TestGrantsFoldCommutesProperty(t *testing.T) {
 			}
 			log = append(log, e)
 		}
-		fold := func(order []events.Event) []projection.Grant {
-			g := projection.Grants{}
+		fold := func(order []events.Event) []fold.Grant {
+			g := fold.Grants{}
 			for _, e := range order {
 				g.Apply(e)
 			}
@@ -50,7 +50,7 @@ func TestGrantsFoldCommutesProperty(t *testing.T) {
 }
 
 func TestGrantsActiveDeduplicates(t *testing.T) {
-	g := projection.Grants{}
+	g := fold.Grants{}
 	g.Apply(events.ApprovalSaved{ID: "G2", Project: "p", Action: "echo", Resource: "*"})
 	g.Apply(events.ApprovalSaved{ID: "G1", Project: "p", Action: "echo", Resource: "*"})
 	g.Apply(events.ApprovalSaved{ID: "G3", Project: "q", Action: "echo", Resource: "*"})

@@ -1,12 +1,6 @@
-package projection
+package fold
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/stepgate/stepgate/events"
-	bolt "go.etcd.io/bbolt"
-)
+import "github.com/stepgate/stepgate/events"
 
 // Registration is one location-layer registration and the stream sequence
 // it was committed at.
@@ -70,26 +64,4 @@ func (g Registry) Effective() map[string]Registration {
 		}
 	}
 	return out
-}
-
-var bucketRegistry = []byte("registry")
-
-func writeRegistry(tx *bolt.Tx, scopes map[string][]byte) error {
-	for id, v := range scopes {
-		if err := tx.Bucket(bucketRegistry).Put([]byte(id), v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func loadRegistry(tx *bolt.Tx, g Registry) error {
-	return tx.Bucket(bucketRegistry).ForEach(func(k, v []byte) error {
-		s := new(Scope)
-		if err := json.Unmarshal(v, s); err != nil {
-			return fmt.Errorf("checkpoint of scope %s: %w", k, err)
-		}
-		g[string(k)] = s
-		return nil
-	})
 }

@@ -1,4 +1,4 @@
-package projection
+package fold
 
 import "encoding/json"
 

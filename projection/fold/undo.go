@@ -1,4 +1,4 @@
-package projection
+package fold
 
 import (
 	"encoding/json"
@@ -11,7 +11,13 @@ import (
 // undo is what a commit may change of a run, saved before it is applied so
 // that a commit that fails halfway leaves the run as it was. A commit
 // touches one step (its own), so only that step's calls are copied; the
-// tickets and the state only when the commit changes them in place.
+// tickets and the state only when the commit changes them.
+//
+// The copy is the one the commit writes into, and undo keeps the run's
+// slices and map as they were: the fold never changes in place what a
+// reader was handed (a [RunHeader], a [Step]), so a reader's value stays
+// as it was read, at no cost beyond the copy undo made anyway. Appends go
+// past the length a reader holds, and a reader's slices are clipped.
 type undo struct {
 	id       string
 	snapshot events.RunStarted
@@ -29,9 +35,9 @@ func (r *Run) save(c *events.Commit) undo {
 	u := undo{id: r.ID, snapshot: r.Snapshot, status: r.Status, end: r.End, catalog: r.Catalog,
 		steps: r.Steps, tickets: r.Tickets, state: r.State}
 	if s := r.Step(c.Step); s != nil {
-		cp := *s
-		cp.Calls = slices.Clone(s.Calls)
-		u.step = &cp
+		was := *s
+		u.step = &was
+		s.Calls = slices.Clone(s.Calls)
 	}
 	var tickets, state bool
 	for _, e := range c.Events {
@@ -43,10 +49,10 @@ func (r *Run) save(c *events.Commit) undo {
 		}
 	}
 	if tickets {
-		u.tickets = slices.Clone(r.Tickets)
+		r.Tickets = slices.Clone(r.Tickets)
 	}
 	if state {
-		u.state = maps.Clone(r.State)
+		r.State = maps.Clone(r.State)
 	}
 	return u
 }
