@@ -154,15 +154,7 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 	if r, ok := p.runs[id]; ok {
 		return r, nil
 	}
-	var (
-		r    *Run
-		lazy stubs
-	)
-	err := p.db.View(func(tx *bolt.Tx) error {
-		var err error
-		r, lazy, err = loadRun(tx, &p.bl, id)
-		return err
-	})
+	r, lazy, err := p.loadCold(id)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +166,17 @@ func (p *Projector) runLocked(id string) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// loadCold reads run id from the checkpoint, keeping nothing: the run
+// (nil if the checkpoint does not hold it) and its steps still stubs.
+func (p *Projector) loadCold(id string) (r *Run, lazy stubs, err error) {
+	err = p.db.View(func(tx *bolt.Tx) error {
+		var err error
+		r, lazy, err = loadRun(tx, &p.bl, id)
+		return err
+	})
+	return r, lazy, err
 }
 
 // decodeLocked makes the steps ns of r whole where they are still stubs

@@ -29,12 +29,7 @@ func (p *Projector) HeaderCold(id string) (RunHeader, bool, error) {
 	if r, hot := p.runs[id]; hot {
 		return r.Header(), true, nil
 	}
-	var r *Run
-	err := p.db.View(func(tx *bolt.Tx) error {
-		var err error
-		r, _, err = loadRun(tx, &p.bl, id)
-		return err
-	})
+	r, _, err := p.loadCold(id)
 	if err != nil || r == nil {
 		return RunHeader{}, false, err
 	}
@@ -49,16 +44,11 @@ func (p *Projector) Step(id string, n int) (Step, bool, error) {
 	defer p.mu.Unlock()
 	r, hot := p.runs[id]
 	if !hot {
-		var lazy stubs
-		err := p.db.View(func(tx *bolt.Tx) error {
-			var err error
-			r, lazy, err = loadRun(tx, &p.bl, id)
-			return err
-		})
-		if err != nil || r == nil {
+		cold, lazy, err := p.loadCold(id)
+		if err != nil || cold == nil {
 			return Step{}, false, err
 		}
-		s, err := p.stepLocked(r, lazy, n)
+		s, err := p.stepLocked(cold, lazy, n)
 		return s, err == nil && s.N == n, err
 	}
 	s, err := p.stepLocked(r, p.lazy[id], n)
