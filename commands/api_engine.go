@@ -11,6 +11,18 @@ import (
 
 // — runs —
 
+// StartRun starts a run and pins its snapshot: the agent's resolved ruleset
+// with sources, the run's overrides, narrowing, output limits and the engine
+// version. The start commit also records the first advertised catalogue.
+//
+// With a client-chosen run id (req.Run) it is idempotent: a start of a run
+// that exists with the same agent, location, project, overrides and
+// narrowing (a retry after a lost answer) returns that run and the tools
+// visible to it now; with anything else, [ErrConflict].
+func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
+	return e.runs.StartRun(ctx, req)
+}
+
 // Materialize returns the tools visible to the run now. When the catalogue
 // differs from the one the run last advertised (a tool was replaced), the new
 // identities are committed before they are returned, so every host checks
@@ -34,18 +46,6 @@ func (e *Engine) Runs(ctx context.Context) ([]RunSummary, error) {
 // rule that decided, and its result.
 func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, error) {
 	return e.runs.Show(ctx, req)
-}
-
-// StartRun starts a run and pins its snapshot: the agent's resolved ruleset
-// with sources, the run's overrides, narrowing, output limits and the engine
-// version. The start commit also records the first advertised catalogue.
-//
-// With a client-chosen run id (req.Run) it is idempotent: a start of a run
-// that exists with the same agent, location, project, overrides and
-// narrowing (a retry after a lost answer) returns that run and the tools
-// visible to it now; with anything else, [ErrConflict].
-func (e *Engine) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, error) {
-	return e.runs.StartRun(ctx, req)
 }
 
 // — submitter —
