@@ -14,7 +14,7 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(load8(s[i:])) {
+		if i+8 <= len(s) && plain8(load8(s[i:i+8])) {
 			i += 8
 			continue
 		}
@@ -77,13 +77,15 @@ func plain8(x uint64) bool {
 // plainRun advances past bytes a string holds as they are: printable ASCII
 // other than '"' and '\\', eight at a time where it can.
 func (p *Scanner) plainRun() {
-	for p.i+8 <= len(p.b) && plain8(binary.LittleEndian.Uint64(p.b[p.i:])) {
-		p.i += 8
+	b, i := p.b, p.i // in registers, not through p, in the loops
+	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
 	}
-	for p.i < len(p.b) {
-		if c := p.b[p.i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return
+	for i < len(b) {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
 		}
-		p.i++
+		i++
 	}
+	p.i = i
 }
