@@ -129,6 +129,7 @@ type Error struct {
 	Message string
 }
 
+// Error returns the message the engine sent.
 func (e *Error) Error() string { return e.Message }
 
 // Is reports whether target is the sentinel of e's code.

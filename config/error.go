@@ -16,6 +16,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error says where the problem is: file, line, key and what is wrong.
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
 }

@@ -43,6 +43,7 @@ type InputError struct {
 	Err    error  // the cause, when there is one
 }
 
+// Error is the message the model sees: Invalid tool input and the detail.
 func (e *InputError) Error() string { return InvalidInput(e.Detail) }
 
 // Unwrap returns the cause, so errors.Is sees a tool's own sentinels.
