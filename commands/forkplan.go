@@ -60,6 +60,9 @@ func planFork(src string, stored []step.Stored, at int) (*forkPlan, error) {
 		if c.Step > at {
 			break // step at+1 began: nothing later belongs to the prefix
 		}
+		if c.Kind == events.KindEnd {
+			continue // the source's end is not the fork's
+		}
 		err := r.Apply(s.Seq, c)
 		switch {
 		case errors.Is(err, projection.ErrDiverged):
