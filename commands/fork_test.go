@@ -143,3 +143,30 @@ func TestForkCopiesStepsWithoutRunningThem(t *testing.T) {
 		t.Errorf("tools ran for a fork: side-effecting %d, read-only %d more", cnt.SideEffecting.Load()-ranFx-1, cnt.ReadOnly.Load()-ranRO)
 	}
 }
+
+// A fork read back from this host's checkpoint after a restart is the fork
+// it committed (forked_from included), and takes its next step.
+func TestForkSurvivesARestart(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	dir := t.TempDir()
+	h := startHostIn(t, s, reg, "h", dir)
+	ctx := ctxT(t)
+	res, err := h.Fork(ctx, commands.ForkRequest{Run: forkSource(t, h), At: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := shown(t, h, res.Run)
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h = startHostIn(t, s, reg, "h", dir)
+	if diff := cmp.Diff(want, shown(t, h, res.Run)); diff != "" {
+		t.Errorf("the fork after a restart (-before +after):\n%s", diff)
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: res.Run, Step: 3, Calls: []commands.CallRequest{call("n", "count", text{"next"})}})
+	if err != nil || !out.Final || out.Results[0].Content != "next" {
+		t.Fatalf("step 3 of the fork after a restart: %+v, %v", out, err)
+	}
+}
