@@ -48,6 +48,21 @@ func (e *Engine) Show(ctx context.Context, req ShowRequest) (*projection.Run, er
 	return e.runs.Show(ctx, req)
 }
 
+// Fork starts a new run whose first req.At steps are the source run's,
+// copied from the log: one commit per step carrying the recorded calls,
+// verdicts, results and state commands and naming the source commits it
+// copies (StepCopied); no tool runs, nobody is asked, no approval is saved
+// again. The fork is pinned to the source's snapshot (agent, location,
+// project, rules, narrowing, limits), recorded with forked_from, so its
+// next step (req.At+1) is decided like any other against the source's
+// rules. A step 0, a step past the source's last step or one that is not
+// final, and a source that diverged are refused (see [ForkRequest]). With a
+// client-chosen fork id it is idempotent and finishes a fork that failed
+// halfway; a run with that id that is not the same fork is [ErrConflict].
+func (e *Engine) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error) {
+	return e.runs.Fork(ctx, req)
+}
+
 // — submitter —
 
 // SubmitStep decides, executes and commits one model turn's calls and returns

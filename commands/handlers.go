@@ -7,7 +7,8 @@ import (
 	"github.com/stepgate/stepgate/executor"
 )
 
-// runs starts, lists, shows and ends runs, and advertises their catalogues.
+// runs starts, forks, lists, shows and ends runs, and advertises their
+// catalogues.
 type runs struct {
 	*base
 	reg *registrar

@@ -80,6 +80,12 @@ func (w Wire) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, erro
 	return out, Translate(err)
 }
 
+// Fork implements [client.API].
+func (w Wire) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error) {
+	out, err := w.Host.Fork(ctx, req)
+	return out, Translate(err)
+}
+
 // Materialize implements [client.API].
 func (w Wire) Materialize(ctx context.Context, req MaterializeRequest) (*Catalog, error) {
 	out, err := w.Host.Materialize(ctx, req)

@@ -16,7 +16,7 @@ func Version(eventType string) int {
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
 		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
-		TypeToolRegistered, TypeScopeClosed, TypeStateCommand:
+		TypeToolRegistered, TypeScopeClosed, TypeStateCommand, TypeStepCopied:
 		return 1
 	}
 	return 0
@@ -175,6 +175,8 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[ScopeClosed](we.Data)
 	case TypeStateCommand:
 		return decodeAs[StateCommand](we.Data)
+	case TypeStepCopied:
+		return decodeAs[StepCopied](we.Data)
 	}
 	return Unknown(we), nil
 }

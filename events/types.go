@@ -70,6 +70,8 @@ type RunStarted struct {
 	// TicketTTLMs is how long a confirmation ticket waits for an answer
 	// (milliseconds); 0 waits for ever.
 	TicketTTLMs int64 `json:"ticket_ttl_ms,omitempty"`
+	// ForkedFrom is set in a run forked from another (see [ForkedFrom]).
+	ForkedFrom *ForkedFrom `json:"forked_from,omitempty"`
 }
 
 // AdvertisedTool is one entry of an advertised catalogue.

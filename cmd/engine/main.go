@@ -56,6 +56,7 @@ func verbs() []verb {
 		{"run", "drive a scripted run (one line of the script per step)", runScript},
 		{"runs", "list runs", runRuns},
 		{"show", "show one run: every step, call, verdict, rule, ticket and result", runShow},
+		{"fork", "start a run from RUN's first steps, copied, not run again (fork RUN --at STEP)", runFork},
 		{"tickets", "list the confirmations waiting for a human", runTickets},
 		{"approve", "approve a ticket (--always saves it for the project)", runApprove},
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},

@@ -117,6 +117,14 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 		if e.Project != r.Snapshot.Project || e.ID == "" {
 			return fmt.Errorf("%w: revocation %q for project %q in a run of project %q", ErrInconsistent, e.ID, e.Project, r.Snapshot.Project)
 		}
+	case events.StepCopied:
+		// A forked run's copy of a source step: only within the fork's prefix.
+		if f := r.Snapshot.ForkedFrom; f == nil || c.Step < 1 || c.Step > f.Step {
+			return fmt.Errorf("%w: step %d copied in a run that does not fork it", ErrInconsistent, c.Step)
+		}
+		if _, err := r.openStep(c.Step); err != nil {
+			return err
+		}
 	case events.OutputFileStored:
 		// Folded by the projection of output files.
 	case events.Unknown:
