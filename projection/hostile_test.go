@@ -287,12 +287,12 @@ func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("reloaded", got, p.Quarantine())
-		rb := &Rebuilt{Runs: map[string]*Run{}}
+		rb := newRebuilt()
 		for i, m := range msgs {
 			rb.fold(uint64(i+1), m.subject, m.data)
 		}
-		for id, r := range rb.Runs {
-			rb.Runs[id], _ = r.Clone()
+		if rb, err = rb.finish(uint64(len(msgs))); err != nil {
+			t.Fatal(err)
 		}
 		check("rebuilt", rb.Runs, rb.Quarantine)
 		if diff := cmp.Diff(rb.Quarantine, live); diff != "" {

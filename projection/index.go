@@ -78,33 +78,43 @@ var (
 
 // indexRun updates the indexes after r folded c.
 func (p *Projector) indexRun(r *Run, c *events.Commit) {
+	if p.idx.foldRun(r, c, &p.idxDirty) {
+		p.grantVer.Add(1)
+	}
+}
+
+// foldRun folds into the indexes what run r's commit c (just folded into r)
+// holds for them, marking it in d; it reports whether a grant changed. The
+// projector and [Rebuild] both fold through it.
+func (x *indexes) foldRun(r *Run, c *events.Commit, d *indexDirt) (grants bool) {
 	for _, e := range c.Events {
 		switch e := e.(type) {
 		case events.TicketIssued:
-			p.idx.tickets[e.ID] = r.ID
-			p.idx.pending.add(pendingTicket(r.ID, c.Step, e))
-			p.idxDirty.tickets[e.ID], p.idxDirty.pending[e.ID] = true, true
+			x.tickets[e.ID] = r.ID
+			x.pending.add(pendingTicket(r.ID, c.Step, e))
+			d.tickets[e.ID], d.pending[e.ID] = true, true
 		case events.TicketResolved:
-			p.idx.pending.remove(e.Ticket)
-			p.idxDirty.pending[e.Ticket] = true
+			x.pending.remove(e.Ticket)
+			d.pending[e.Ticket] = true
 		case events.ApprovalSaved, events.GrantRevoked:
-			if id := p.idx.grants.Apply(e); id != "" {
-				p.idxDirty.grants[id] = true
-				p.grantVer.Add(1)
+			if id := x.grants.Apply(e); id != "" {
+				d.grants[id] = true
+				grants = true
 			}
 		case events.OutputFileStored:
-			p.idx.outputs[e.Path] = e
-			p.idxDirty.sets = true
+			x.outputs[e.Path] = e
+			d.sets = true
 		}
 	}
-	if open := needsRecovery(r); open != p.idx.open[r.ID] {
+	if open := needsRecovery(r); open != x.open[r.ID] {
 		if open {
-			p.idx.open[r.ID] = true
+			x.open[r.ID] = true
 		} else {
-			delete(p.idx.open, r.ID)
+			delete(x.open, r.ID)
 		}
-		p.idxDirty.open[r.ID] = true
+		d.open[r.ID] = true
 	}
+	return grants
 }
 
 // needsRecovery reports whether a crash could have left something of the
@@ -135,24 +145,38 @@ func needsRecovery(r *Run) bool {
 // indexOutside folds the events of a commit outside any run: grants,
 // output-file sweeps and the registry's location layer.
 func (p *Projector) indexOutside(seq uint64, c *events.Commit) {
+	registry, grants := p.idx.foldOutside(seq, c, &p.idxDirty)
+	if registry {
+		p.regVer.Add(1)
+	}
+	if grants {
+		p.grantVer.Add(1)
+	}
+}
+
+// foldOutside folds a commit outside any run at seq into the indexes,
+// marking it in d; it reports whether the registry and the grants changed.
+// The projector and [Rebuild] both fold through it.
+func (x *indexes) foldOutside(seq uint64, c *events.Commit, d *indexDirt) (registry, grants bool) {
 	for _, e := range c.Events {
-		if scope := p.idx.registry.Apply(seq, e); scope != "" {
-			p.idxDirty.scopes[scope] = true
-			p.regVer.Add(1)
+		if scope := x.registry.Apply(seq, e); scope != "" {
+			d.scopes[scope] = true
+			registry = true
 			continue
 		}
 		if sw, ok := e.(events.OutputFileSwept); ok {
 			for _, path := range sw.Paths {
-				delete(p.idx.outputs, path)
+				delete(x.outputs, path)
 			}
-			p.idxDirty.sets = true
+			d.sets = true
 			continue
 		}
-		if id := p.idx.grants.Apply(e); id != "" {
-			p.idxDirty.grants[id] = true
-			p.grantVer.Add(1)
+		if id := x.grants.Apply(e); id != "" {
+			d.grants[id] = true
+			grants = true
 		}
 	}
+	return registry, grants
 }
 
 // Registry returns the location layer's registrations in force, by name,
@@ -213,18 +237,7 @@ func (p *Projector) OpenRuns() []string {
 func (p *Projector) Grants(project string) []Grant {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if project != "" {
-		return p.idx.grants.Active(project)
-	}
-	projects := map[string]bool{}
-	for _, g := range p.idx.grants {
-		projects[g.Project] = true
-	}
-	var out []Grant
-	for _, pr := range slices.Sorted(maps.Keys(projects)) {
-		out = append(out, p.idx.grants.Active(pr)...)
-	}
-	return out
+	return activeGrants(p.idx.grants, project)
 }
 
 // Grant returns one grant by id, revoked or not.

@@ -13,12 +13,15 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// runVerify is `engine verify --data DIR`: rebuild the runs projection from
-// stream sequence 1 and compare it with the one loaded from the checkpoint
-// (and its replayed tail), and the messages both quarantined. Quarantined
-// messages are listed first, then every run whose hash chain broke (in the
-// rebuild or in the checkpoint); the rest is compared. A broken chain fails. Any difference is a bug;
-// it is printed and the command fails. It opens the data directory itself, so no engine may be
+// runVerify is `engine verify --data DIR`: rebuild every projection (runs,
+// registry, grants, output files, the runs a recovery looks at, the
+// quarantine) from stream sequence 1 and compare each with the one loaded
+// from the checkpoint (and its replayed tail). Quarantined messages are
+// listed first, then every run whose hash chain broke (in the rebuild or in
+// the checkpoint); then each projection is compared, and each that differs
+// is named with its difference. A broken chain fails, and so does any
+// difference (a bug). On a terminal a progress bar shows the rebuild of a
+// long stream. It opens the data directory itself, so no engine may be
 // serving it.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
@@ -34,31 +37,76 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer e.close()
-	seq := e.host.Proj.Seq()
-	got, err := e.host.Proj.All()
+	got, err := e.host.Proj.Projections()
 	if err != nil {
 		return err
 	}
-	want, err := projection.Rebuild(ctx, e.host.Log, seq)
+	seq := got.Seq
+	bar := newProgressBar(stderr, "verify: rebuilding", seq)
+	want, err := projection.Rebuild(ctx, e.host.Log, seq, projection.WithProgress(bar.at))
+	bar.done()
 	if err != nil {
 		return err
 	}
-	quarantine := e.host.Proj.Quarantine()
 	printQuarantine(stdout, want.Quarantine)
-	failed := printDiverged(stdout, want.Runs, got)
-	if diff := cmp.Diff(want.Runs, got); diff != "" {
-		fmt.Fprintf(stdout, "the projection differs from a rebuild at stream sequence %d (-rebuild +checkpoint):\n%s", seq, diff)
-		failed = true
+	failed := printDiverged(stdout, want.Runs, got.Runs)
+	var differ []string
+	for _, p := range compared(want, got) {
+		if diff := cmp.Diff(p.rebuilt, p.checkpoint); diff != "" {
+			fmt.Fprintf(stdout, "%s differ from a rebuild at stream sequence %d (-rebuild +checkpoint):\n%s", p.name, seq, diff)
+			differ = append(differ, p.name)
+		}
 	}
-	if diff := cmp.Diff(want.Quarantine, quarantine); diff != "" {
-		fmt.Fprintf(stdout, "the quarantine differs from a rebuild's at stream sequence %d (-rebuild +checkpoint):\n%s", seq, diff)
-		failed = true
+	if len(differ) > 0 {
+		return fmt.Errorf("verify: the checkpointed projection is not the log's: %s differ", joinNames(differ))
 	}
 	if failed {
-		return fmt.Errorf("verify: the checkpointed projection is not the log's, or a run's chain is broken")
+		return fmt.Errorf("verify: a run's chain is broken")
 	}
-	fmt.Fprintf(stdout, "verified %d runs at stream sequence %d: the checkpointed projection equals a rebuild from sequence 1\n", len(got), seq)
+	fmt.Fprintf(stdout, "verified %d runs, %d grants, %d registry scopes, %d output files at stream sequence %d: every checkpointed projection equals a rebuild from sequence 1\n",
+		len(got.Runs), len(got.Grants), len(got.Registry), len(got.Outputs), seq)
 	return nil
+}
+
+// aProjection is one projection verify compares: its name in the report,
+// as rebuilt and as checkpointed.
+type aProjection struct {
+	name                string
+	rebuilt, checkpoint any
+}
+
+// compared is every projection verify compares, in report order.
+func compared(want, got *projection.Rebuilt) []aProjection {
+	return []aProjection{
+		{"the runs", want.Runs, got.Runs},
+		{"the registry's scopes", want.Registry, got.Registry},
+		{"the saved grants", want.Grants, got.Grants},
+		{"the output files", want.Outputs, got.Outputs},
+		{"the runs with a step left open", want.Open, got.Open},
+		{"the quarantine's messages", want.Quarantine, got.Quarantine},
+	}
+}
+
+// joinNames is names as a sentence's list.
+func joinNames(names []string) string {
+	switch len(names) {
+	case 1:
+		return names[0]
+	case 2:
+		return names[0] + " and " + names[1]
+	}
+	out := ""
+	for i, n := range names {
+		switch {
+		case i == len(names)-1:
+			out += ", and " + n
+		case i > 0:
+			out += ", " + n
+		default:
+			out = n
+		}
+	}
+	return out
 }
 
 // printDiverged lists the runs whose chain broke: in the rebuild (the stream

@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/projection"
+	bolt "go.etcd.io/bbolt"
 )
 
 // engine verify checks every run's chain: a write lost in the middle of a
@@ -61,5 +67,68 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 	if err == nil || !strings.Contains(stdout.String(), "run "+id+" diverged: commit "+stored[len(stored)-2].Commit.ID) ||
 		!strings.Contains(stdout.String(), "1 runs diverged") {
 		t.Errorf("verify after stream sequence %d was deleted: %v\n%s", lost.Seq, err, stdout.String())
+	}
+}
+
+// engine verify compares every projection, not the runs only: a checkpoint
+// whose saved grants or registry disagree with the log (here a revoked
+// grant checkpointed as in force, and a scope the log never registered)
+// makes verify fail and name each projection that differs.
+func TestVerifyNamesTheGrantsAndTheRegistryThatDiffer(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, grant := grantRun(t, ctx, e)
+	if err := e.close(); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"verify", "--data", data}, &stdout, &stderr); err != nil {
+		t.Fatalf("verify before the checkpoint was changed: %v\n%s", err, stdout.String())
+	}
+	db, err := bolt.Open(filepath.Join(data, "state", "projections.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		g := new(projection.Grant)
+		if err := json.Unmarshal(tx.Bucket([]byte("grants")).Get([]byte(grant)), g); err != nil {
+			return err
+		}
+		if g.Revoked == nil {
+			return fmt.Errorf("grant %s is not revoked in the checkpoint", grant)
+		}
+		g.Revoked = nil // in force again, for whoever reads the checkpoint
+		v, err := json.Marshal(g)
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket([]byte("grants")).Put([]byte(grant), v); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("registry")).Put([]byte("forged"), []byte(`{"registrations":[{"scope":"forged","name":"bash","seq":1}]}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	err = run(ctx, []string{"verify", "--data", data}, &stdout, &stderr)
+	t.Logf("engine verify: %v\n%s", err, stdout.String())
+	if err == nil || !strings.Contains(err.Error(), "the registry's scopes and the saved grants differ") {
+		t.Fatalf("verify of a changed checkpoint: %v, want the registry and the grants named", err)
+	}
+	out := stdout.String()
+	for _, want := range []string{"the saved grants differ from a rebuild", "the registry's scopes differ from a rebuild", `"forged"`, "Revoked"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify's report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "the runs differ") {
+		t.Errorf("verify names the runs, which do not differ")
 	}
 }
