@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -121,5 +122,33 @@ func TestAuditSkipsForeignCommits(t *testing.T) {
 	}
 	if len(a.grants) != 1 || a.grants["g1"] == nil {
 		t.Errorf("grants %+v, want g1 alone", a.grants)
+	}
+}
+
+// The auditor's state follows the open runs and their open calls, not the
+// log: 200 runs of 20 steps each, interleaved, leave at most one open call
+// per run while they run and nothing once they end; every call is a row.
+func TestAuditStateFollowsOpenRuns(t *testing.T) {
+	a := NewAuditor(AuditFilter{})
+	const runs, steps = 200, 20
+	id := func(i int) string { return "r" + strconv.Itoa(i) }
+	for i := range runs {
+		add(t, a, commit(id(i), 0, 0, events.RunStarted{Project: "p"}))
+	}
+	rows := 0
+	for s := 1; s <= steps; s++ {
+		for i := range runs {
+			add(t, a, commit(id(i), s, s, req("c", "x")...))
+			if n := len(a.runs[id(i)].calls); n != 1 {
+				t.Fatalf("run %d step %d: %d open calls held", i, s, n)
+			}
+			rows += len(add(t, a, commit(id(i), s, s+1, events.ToolResultRecorded{CallID: "c"})))
+		}
+	}
+	for i := range runs {
+		rows += len(add(t, a, commit(id(i), steps, steps+2, events.RunEnded{Cause: events.CauseCompleted})))
+	}
+	if rows != runs*steps || len(a.runs) != 0 || len(a.Close()) != 0 {
+		t.Errorf("%d rows (want %d), %d runs held after every run ended", rows, runs*steps, len(a.runs))
 	}
 }
