@@ -1,5 +1,3 @@
-// Package replay reads the past of the log: every projection folded to any
-// step of a run (time travel), in memory; nothing is executed or committed.
 package replay
 
 import (

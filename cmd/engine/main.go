@@ -64,6 +64,8 @@ func verbs() []verb {
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
 		{"config", "config check: validate the configuration and print the effective rules", runConfig},
+		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
+		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
 		{"verify", "rebuild every projection from the log and compare each with the checkpoint", runVerify},
 		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
