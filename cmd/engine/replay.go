@@ -86,13 +86,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// withLog calls fn with the log the flags name: with --nats, the stream read
-// through the user's own NATS connection, read-only (the backtest needs
-// every commit in stream order, grants included, which is what that user
-// may read; no service endpoint is involved); otherwise the log of an
-// embedded server on --data, opened like engine verify (no engine may be
+// withLog calls fn with the log the flags name, read-only: with --nats,
+// the stream read through the user's own NATS connection (the backtest
+// needs every commit in stream order, grants included, which is what that
+// user may read; no service endpoint is involved); otherwise the stream of
+// an embedded server on --data, opened like engine verify (no engine may be
 // serving the directory).
 func withLog(ctx context.Context, cf *connFlags, stderr io.Writer, fn func(replay.Log) error) error {
+	var nc *nats.Conn
 	if cf.natsURL == "" {
 		e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, hostName: fmt.Sprintf("replay-%d", os.Getpid()), log: logger(stderr),
 			lease: commands.LeaseConfig{Off: true}})
@@ -100,13 +101,14 @@ func withLog(ctx context.Context, cf *connFlags, stderr io.Writer, fn func(repla
 			return fmt.Errorf("open the log on %s (is an engine serving it? then use --nats): %w", cf.data, err)
 		}
 		defer e.close()
-		return fn(e.host.Log)
+		nc = e.nc
+	} else {
+		var err error
+		if nc, err = nats.Connect(cf.natsURL, cf.options()...); err != nil {
+			return fmt.Errorf("connect to %s: %w", cf.natsURL, err)
+		}
+		defer nc.Close()
 	}
-	nc, err := nats.Connect(cf.natsURL, cf.options()...)
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", cf.natsURL, err)
-	}
-	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
@@ -119,22 +121,23 @@ func withLog(ctx context.Context, cf *connFlags, stderr io.Writer, fn func(repla
 }
 
 // streamLog reads a stream without setting it up (step.Open would update
-// its configuration, which a reader may not be allowed to do).
+// its configuration, which a reader may not be allowed to do). It stops at
+// the message after which none was pending when it was delivered, so a
+// deleted last message does not leave it waiting.
 type streamLog struct{ s jetstream.Stream }
 
-func (l streamLog) LastSeq(ctx context.Context) (uint64, error) {
-	info, err := l.s.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("stream info: %w", err)
-	}
-	return info.State.LastSeq, nil
-}
-
-func (l streamLog) Follow(ctx context.Context, from uint64, fn func(seq uint64, subject string, data []byte) error) error {
-	cons, err := l.s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: max(from, 1)})
+// Scan implements replay.Log.
+func (l streamLog) Scan(ctx context.Context, fn func(seq uint64, data []byte) error) error {
+	cons, err := l.s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
 		return fmt.Errorf("read the stream: %w", err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("read the stream: %w", err)
+	}
+	if info.NumPending == 0 {
+		return nil
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(4096))
 	if err != nil {
@@ -154,8 +157,11 @@ func (l streamLog) Follow(ctx context.Context, from uint64, fn func(seq uint64, 
 		if err != nil {
 			return fmt.Errorf("read the stream: %w", err)
 		}
-		if err := fn(md.Sequence.Stream, m.Subject(), m.Data()); err != nil {
+		if err := fn(md.Sequence.Stream, m.Data()); err != nil {
 			return err
+		}
+		if md.NumPending == 0 {
+			return nil
 		}
 	}
 }

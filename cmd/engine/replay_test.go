@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -155,5 +157,49 @@ func TestReplayErrorsExit2(t *testing.T) {
 		if args[len(args)-1] == "extra" && !errors.As(err, &u) {
 			t.Errorf("%v: %v is not a usage error", args, err)
 		}
+	}
+}
+
+// The backtest reads to the end of the stream even when its last message
+// was deleted (it does not wait for a sequence that will never come), and
+// an empty log re-decides nothing (exit 0).
+func TestReplayReadsToTheEndOfAnyStream(t *testing.T) {
+	data, _ := recordBashRun(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	deny := writeFile(t, "agents:\n  build:\n    permission:\n      bash: { \"rm *\": deny }\n")
+	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(data, "nats"), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc, err := srv.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	s, err := js.Stream(ctx, step.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteMsg(ctx, info.State.LastSeq); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"replay", "--nats", srv.ClientURL(), "--policy", deny}, &stdout, &stderr)
+	if exitCode(err) != 1 || !strings.Contains(stdout.String(), "allow→block 2") {
+		t.Errorf("last message deleted: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	srv.Shutdown()
+
+	stdout.Reset()
+	if err := run(ctx, []string{"replay", "--data", t.TempDir(), "--policy", deny}, &stdout, &stderr); err != nil ||
+		!strings.Contains(stdout.String(), "re-decided 0 calls in 0 runs: 0 would change") {
+		t.Errorf("empty log: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 }
