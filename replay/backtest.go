@@ -20,7 +20,8 @@ const (
 	// the call raised (a commit older than requests in verdicts).
 	NoRequests = "no permission requests recorded"
 	// PartialRequests: a confirm records only the parts of the call that
-	// asked, not those the rules allowed, so only a block is certain.
+	// asked, not those the rules allowed, so under rules other than the
+	// run's own only a block is certain.
 	PartialRequests = "a confirm records only the parts that asked"
 	// UnknownVerdict: a verdict kind this build does not know.
 	UnknownVerdict = "unknown recorded verdict"
@@ -100,6 +101,9 @@ type runState struct {
 	project   string
 	narrowing gate.Narrowing
 	rules     gate.Ruleset
+	// own: rules are the pinned ones, rule for rule (the gate is pure: a
+	// confirm decided by them again is a confirm).
+	own bool
 }
 
 // NewBacktest returns a backtest against the rulesets resolve gives.
@@ -153,7 +157,8 @@ func (b *Backtest) start(c *events.Commit) {
 		if err := nw.UnmarshalText([]byte(rs.Narrowing)); err == nil {
 			n = nw
 		}
-		b.runs[c.Run] = &runState{project: rs.Project, narrowing: n, rules: b.resolve(rs)}
+		rules := b.resolve(rs)
+		b.runs[c.Run] = &runState{project: rs.Project, narrowing: n, rules: rules, own: slices.Equal(rules, rulesOf(rs.Rules))}
 	}
 }
 
@@ -216,7 +221,7 @@ func (b *Backtest) redecide(st *runState, pd events.PermissionDecided) (Decision
 		return Decision{}, NoRequests
 	}
 	v := gate.Decide(st.narrowing, reqs, st.rules, b.savedFor(st.project))
-	if pd.Verdict == events.VerdictConfirm && v.Kind != gate.KindBlock {
+	if pd.Verdict == events.VerdictConfirm && v.Kind != gate.KindBlock && (!st.own || v.Kind != gate.KindConfirm) {
 		return Decision{}, PartialRequests
 	}
 	return Decision{Verdict: string(v.Kind), Reason: v.Reason, Rule: recordOf(v.Rule)}, ""
