@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
-	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/replay"
 	"github.com/stepgate/stepgate/step"
@@ -66,7 +65,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		err = fmt.Errorf("read configuration %s: %w", *policy, os.ErrNotExist)
 	}
 	if err != nil {
-		return exitStatus{2, fmt.Errorf("engine replay: %w", err)}
+		return exitStatus{2, fmt.Errorf("replay: %w", err)}
 	}
 	f := replay.Filter{Run: *runID, Project: *project}
 	if *since > 0 {
@@ -76,12 +75,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bt := replay.NewBacktest(cand.Rules, f)
 	out := newReplayPrinter(stdout, *asJSON)
 	if err := withLog(ctx, &cf, stderr, func(l replay.Log) error { return bt.Run(ctx, l, out.change) }); err != nil {
-		return exitStatus{2, fmt.Errorf("engine replay: %w", err)}
+		return exitStatus{2, fmt.Errorf("replay: %w", err)}
 	}
 	sum := bt.Summary()
 	out.summary(sum)
 	if n := sum.Changes(); n > 0 {
-		return exitStatus{1, fmt.Errorf("replay: %d verdicts would change under %s", n, *policy)}
+		return exitStatus{1, fmt.Errorf("replay: verdicts that would change under %s: %d", *policy, n)}
 	}
 	return nil
 }
@@ -194,16 +193,8 @@ func (p *replayPrinter) change(c replay.Change) {
 		tool = "?"
 	}
 	fmt.Fprintf(p.w, "run %s step %d call %s (%s): %s → %s\n", c.Run, c.Step, c.CallID, tool, c.Old.Verdict, c.New.Verdict)
-	fmt.Fprintf(p.w, "  was: %s%s\n", c.Old.Reason, ruleText(c.Old.Rule))
-	fmt.Fprintf(p.w, "  now: %s%s\n", c.New.Reason, ruleText(c.New.Rule))
-}
-
-// ruleText names a rule and its source when the reason does not already.
-func ruleText(r *events.Rule) string {
-	if r == nil {
-		return "  [no rule]"
-	}
-	return fmt.Sprintf("  [%s %q %s, %s]", r.Action, r.Resource, r.Effect, gate.Source(r.Source).Label())
+	fmt.Fprintf(p.w, "  was: %s\n", c.Old.Reason) // the reasons name the rule and its source
+	fmt.Fprintf(p.w, "  now: %s\n", c.New.Reason)
 }
 
 func (p *replayPrinter) summary(s replay.Summary) {
