@@ -29,8 +29,13 @@ func main() {
 	}
 }
 
-// exitCode is 2 for usage errors, 1 otherwise.
+// exitCode is 2 for usage errors, the error's own ExitCode when it has one,
+// 1 otherwise.
 func exitCode(err error) int {
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
@@ -66,6 +71,7 @@ func verbs() []verb {
 		{"config", "config check: validate the configuration and print the effective rules", runConfig},
 		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
 		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
+		{"replay", "replay --policy FILE: re-decide recorded calls against a candidate configuration (exit 1 when a verdict changes)", runReplay},
 		{"verify", "rebuild every projection from the log and compare each with the checkpoint", runVerify},
 		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
