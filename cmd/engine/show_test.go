@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/step/steptest"
+)
+
+// stepClock is a clock the test moves: every commit of a step carries the
+// time the test set, and the tools move it as they run.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// showTools are the built-ins plus "work" and "push", which take a while
+// (1.5 s and 0.25 s on the test's clock) and raise one request each on
+// their text, saved as "*", and "dump", which returns its text repeated.
+func showTools(t *testing.T, clock *stepClock) *executor.Registry {
+	t.Helper()
+	tools, err := builtin.Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type in struct {
+		Text  string `json:"text"`
+		Times int    `json:"times,omitempty"`
+	}
+	mk := func(name string, took time.Duration) *executor.Tool {
+		tool, err := executor.New(name, "Takes a while and returns its text.",
+			func(_ context.Context, _ executor.Call, in in) (string, error) {
+				clock.advance(took)
+				return name + " done: " + in.Text, nil
+			}, executor.WithEffect(descriptor.SideEffecting),
+			executor.WithRequests(func(_ executor.Call, in in) ([]descriptor.Request, error) {
+				return []descriptor.Request{{Action: name, Resources: []string{in.Text}, Save: []string{"*"}}}, nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	dump, err := executor.New("dump", "Returns its text repeated.",
+		func(_ context.Context, _ executor.Call, in in) (string, error) {
+			return strings.Repeat(in.Text, in.Times), nil
+		}, executor.WithEffect(descriptor.ReadOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := executor.NewRegistry(append(tools, mk("work", 1500*time.Millisecond), mk("push", 250*time.Millisecond), dump)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// recordShowFixture drives a real engine on an embedded server, with a
+// fixed clock and id source, through a run that has every kind of line
+// show prints: allowed, denied, asked and approved by a person, allowed by
+// a saved grant, rejected with feedback, spilled output and a todo list. It
+// returns the engine and the run, and the strings that differ between
+// machines (the workspace and the output directory) with the names the
+// golden files give them.
+func recordShowFixture(t *testing.T) (commands.Wire, string, *strings.Replacer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	s := steptest.Start(t, "")
+	clock := &stepClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	loc, out := t.TempDir(), t.TempDir()
+	rules := gate.Ruleset{
+		{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceDefault},
+		{Action: "push", Resource: "*", Effect: gate.Ask, Source: gate.SourceUser},
+		{Action: "work", Resource: "ask-*", Effect: gate.Ask, Source: gate.SourceProject},
+	}
+	h, err := commands.StartHost(ctx, s.JS, showTools(t, clock), commands.HostConfig{
+		StateDir: t.TempDir(),
+		Lease:    commands.LeaseConfig{Off: true},
+		Engine: commands.Config{Host: "h1", Version: "0.0.0-test", ToolOutputDir: out, Clock: clock.Now,
+			IDs:    events.NewIDSource(rand.NewChaCha8([32]byte{13})),
+			Limits: events.OutputLimits{MaxLines: 20, MaxBytes: 256},
+			Policy: func(string, string) commands.Policy { return commands.Policy{Rules: rules} }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("close host: %v", err)
+		}
+	})
+	api := commands.Wire{Host: h}
+	info, err := api.StartRun(ctx, commands.StartRunRequest{Location: loc, Project: "p1",
+		Rules: []gate.Rule{{Action: "work", Resource: "secret*", Effect: gate.Deny}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := info.Run
+	args := func(v any) json.RawMessage {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	n := 0
+	submit := func(calls ...commands.CallRequest) *commands.StepOutcome {
+		t.Helper()
+		n++
+		clock.advance(time.Second)
+		o, err := api.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: n, Calls: calls})
+		if err != nil {
+			t.Fatalf("step %d: %v", n, err)
+		}
+		return o
+	}
+	reply := func(o *commands.StepOutcome, waited time.Duration, how, who, msg string) {
+		t.Helper()
+		if o.Final || len(o.Tickets) != 1 {
+			t.Fatalf("step %d: %+v, want one ticket", o.Step, o)
+		}
+		clock.advance(waited)
+		if _, err := api.Reply(ctx, commands.ReplyRequest{Ticket: o.Tickets[0].ID, Run: run, Reply: how, Principal: who, Message: msg}); err != nil {
+			t.Fatalf("reply %s to step %d: %v", how, o.Step, err)
+		}
+		done, err := api.AwaitStep(ctx, commands.AwaitRequest{Run: run, Step: o.Step, Timeout: "30s"})
+		if err != nil || !done.Final {
+			t.Fatalf("await step %d: %+v, %v", o.Step, done, err)
+		}
+	}
+	submit(
+		commands.CallRequest{ID: "c1", Tool: "echo", Args: args(map[string]string{"text": "hello"})},
+		commands.CallRequest{ID: "c2", Tool: "work", Args: args(map[string]string{"text": "secret-plan"})},
+		commands.CallRequest{ID: "c3", Tool: "todowrite", Args: args(builtin.TodoInput{Todos: []builtin.Todo{
+			{Content: "read the spec", Status: "completed", Priority: "high"},
+			{Content: "write tests", Status: "in_progress", Priority: "medium"},
+			{Content: "ship", Status: "pending", Priority: "low"}}})},
+	)
+	reply(submit(commands.CallRequest{ID: "c1", Tool: "work", Args: args(map[string]string{"text": "ask-once"})}), 3*time.Second, events.ReplyOnce, "alice", "")
+	reply(submit(commands.CallRequest{ID: "c1", Tool: "work", Args: args(map[string]string{"text": "ask-always"})}), 2*time.Second, events.ReplyAlways, "bob", "")
+	if o := submit(commands.CallRequest{ID: "c1", Tool: "work", Args: args(map[string]string{"text": "ask-later"})}); !o.Final {
+		t.Fatalf("step %d: %+v, want it allowed by the saved grant", o.Step, o)
+	}
+	reply(submit(commands.CallRequest{ID: "c1", Tool: "push", Args: args(map[string]string{"text": "main"})}), 4*time.Second, events.ReplyReject, "carol", "not on main: open a pull request")
+	submit(commands.CallRequest{ID: "c1", Tool: "dump", Args: args(map[string]any{"text": "0123456789abcdef\n", "times": 64})})
+	clock.advance(time.Second)
+	if _, err := api.EndRun(ctx, commands.EndRunRequest{Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	return api, run, strings.NewReplacer(loc, "$LOCATION", out, "$OUTPUT")
+}
+
+// show's timeline and JSON over a recorded run equal the golden files
+// (run with -update to rewrite them).
+func TestShowRecordedRunGolden(t *testing.T) {
+	api, run, norm := recordShowFixture(t)
+	ctx := context.Background()
+	d, err := showRun(ctx, api, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, colored bytes.Buffer
+	timeline(&text, d, palette{})
+	golden(t, "show_recorded.golden", []byte(norm.Replace(text.String())))
+	timeline(&colored, d, palette{on: true})
+	golden(t, "show_recorded_color.golden", []byte(norm.Replace(colored.String())))
+	// The catalogue is every built-in tool's schema: the tools' own
+	// business, not the timeline's (its fingerprint stays).
+	d.Run.Catalog.Tools = nil
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "show_recorded.json.golden", []byte(norm.Replace(string(b))+"\n"))
+
+	// A reader of the run alone (as before the timeline) still decodes it.
+	want, err := api.Show(ctx, commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Catalog.Tools = nil
+	compact, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got sgclient.Run
+	if err := json.Unmarshal(compact, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, &got); diff != "" {
+		t.Errorf("show --json read as a run differs from the run (-want +got):\n%s", diff)
+	}
+}
+
+// --color auto colours a terminal only: a file or a pipe gets plain text;
+// always and never are what they say; anything else is a usage error,
+// refused before an engine is opened.
+func TestShowColorFlag(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, c := range []struct {
+		mode string
+		out  io.Writer
+		on   bool
+	}{{"auto", f, false}, {"auto", w, false}, {"auto", &bytes.Buffer{}, false}, {"always", f, true}, {"never", f, false}} {
+		p, err := colorFor(c.mode, c.out)
+		if err != nil || p.on != c.on {
+			t.Errorf("--color %s on %T: colour %v, %v; want %v", c.mode, c.out, p.on, err, c.on)
+		}
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if p, _ := colorFor("auto", tty); !p.on {
+			t.Error("--color auto on a terminal: no colour")
+		}
+	}
+	var stderr bytes.Buffer
+	err = runShow(context.Background(), []string{"--color", "rainbow", "--data", t.TempDir(), "01M8P570G07KPDFAMNYVAD1MSJ"}, io.Discard, &stderr)
+	var u usageError
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), `--color "rainbow": want auto, always or never`) {
+		t.Errorf("--color rainbow: %v, want a usage error naming the choices", err)
+	}
+}
