@@ -91,14 +91,27 @@ func showTools(t *testing.T, clock *stepClock) *executor.Registry {
 // a saved grant, rejected with feedback, spilled output and a todo list. It
 // returns the engine and the run, and the strings that differ between
 // machines (the workspace and the output directory) with the names the
-// golden files give them.
-func recordShowFixture(t *testing.T) (commands.Wire, string, *strings.Replacer) {
+// golden files give them. The server keeps its storage in natsDir (a
+// temporary directory when empty); stop closes the engine and the server
+// (the test's cleanup does too).
+func recordShowFixture(t *testing.T, natsDir string) (api commands.Wire, run string, norm *strings.Replacer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	s := steptest.Start(t, "")
+	s := steptest.Start(t, natsDir)
 	clock := &stepClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	loc, out := t.TempDir(), t.TempDir()
+	loc := t.TempDir()
+	// The output directory's path has one length on every machine: the
+	// spilled result's kept text (its bytes bound include the note naming
+	// the file) is then the same everywhere.
+	out := t.TempDir()
+	if len(out) >= 120 {
+		t.Fatalf("temporary directory %s: longer than the fixture's 120 bytes", out)
+	}
+	out = filepath.Join(out, strings.Repeat("o", 119-len(out)))
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	rules := gate.Ruleset{
 		{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceDefault},
 		{Action: "push", Resource: "*", Effect: gate.Ask, Source: gate.SourceUser},
@@ -109,24 +122,29 @@ func recordShowFixture(t *testing.T) (commands.Wire, string, *strings.Replacer) 
 		Lease:    commands.LeaseConfig{Off: true},
 		Engine: commands.Config{Host: "h1", Version: "0.0.0-test", ToolOutputDir: out, Clock: clock.Now,
 			IDs:    events.NewIDSource(rand.NewChaCha8([32]byte{13})),
-			Limits: events.OutputLimits{MaxLines: 20, MaxBytes: 256},
+			Limits: events.OutputLimits{MaxLines: 40, MaxBytes: 1024},
 			Policy: func(string, string) commands.Policy { return commands.Policy{Rules: rules} }},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := h.Close(); err != nil {
-			t.Errorf("close host: %v", err)
-		}
-	})
-	api := commands.Wire{Host: h}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			if err := h.Close(); err != nil {
+				t.Errorf("close host: %v", err)
+			}
+			s.Stop()
+		})
+	}
+	t.Cleanup(stop)
+	api = commands.Wire{Host: h}
 	info, err := api.StartRun(ctx, commands.StartRunRequest{Location: loc, Project: "p1",
 		Rules: []gate.Rule{{Action: "work", Resource: "secret*", Effect: gate.Deny}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := info.Run
+	run = info.Run
 	args := func(v any) json.RawMessage {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -178,13 +196,13 @@ func recordShowFixture(t *testing.T) (commands.Wire, string, *strings.Replacer) 
 	if _, err := api.EndRun(ctx, commands.EndRunRequest{Run: run}); err != nil {
 		t.Fatal(err)
 	}
-	return api, run, strings.NewReplacer(loc, "$LOCATION", out, "$OUTPUT")
+	return api, run, strings.NewReplacer(loc, "$LOCATION", out, "$OUTPUT"), stop
 }
 
 // show's timeline and JSON over a recorded run equal the golden files
 // (run with -update to rewrite them).
 func TestShowRecordedRunGolden(t *testing.T) {
-	api, run, norm := recordShowFixture(t)
+	api, run, norm, _ := recordShowFixture(t, "")
 	ctx := context.Background()
 	d, err := showRun(ctx, api, run)
 	if err != nil {
@@ -260,4 +278,48 @@ func TestShowColorFlag(t *testing.T) {
 	if !errors.As(err, &u) || !strings.Contains(err.Error(), `--color "rainbow": want auto, always or never`) {
 		t.Errorf("--color rainbow: %v, want a usage error naming the choices", err)
 	}
+}
+
+// `engine show RUN --data DIR` on the recorded log prints the golden
+// timeline, and --json the same timeline as the document the golden JSON
+// holds: the verb reads the run, the project's grants and the run's commits
+// itself.
+func TestShowVerbOverData(t *testing.T) {
+	data := t.TempDir()
+	api, run, norm, stop := recordShowFixture(t, filepath.Join(data, "nats"))
+	want, err := showRun(context.Background(), api, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	var stdout, stderr bytes.Buffer
+	if err := runShow(context.Background(), []string{"--data", data, "--color", "never", run}, &stdout, &stderr); err != nil {
+		t.Fatalf("engine show: %v\n%s", err, stderr.String())
+	}
+	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
+	stdout.Reset()
+	if err := runShow(context.Background(), []string{"--data", data, "--json", run}, &stdout, &stderr); err != nil {
+		t.Fatalf("engine show --json: %v\n%s", err, stderr.String())
+	}
+	var got showDoc
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Timeline, got.Timeline, cmp.Transformer("args", func(m json.RawMessage) string { return string(compactJSON(t, m)) })); diff != "" {
+		t.Errorf("show --json's timeline differs from the recorded one (-want +got):\n%s", diff)
+	}
+	if !got.Timeline.Timed || got.ID != run {
+		t.Errorf("show --json: run %q, timed %v; want %s, timed", got.ID, got.Timeline.Timed, run)
+	}
+}
+
+func compactJSON(t *testing.T, m json.RawMessage) []byte {
+	var b bytes.Buffer
+	if len(m) == 0 {
+		return nil
+	}
+	if err := json.Compact(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
