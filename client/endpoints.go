@@ -26,6 +26,7 @@ const (
 	EndpointRegister    = "register_tools"
 	EndpointCloseScope  = "close_scope"
 	EndpointQuarantine  = "quarantine"
+	EndpointRunFacts    = "run_facts"
 )
 
 // Subject is the NATS subject of an endpoint.
@@ -42,6 +43,7 @@ type API interface {
 	EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error)
 	Runs(ctx context.Context) ([]RunSummary, error)
 	Show(ctx context.Context, req ShowRequest) (*Run, error)
+	RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error)
 
 	Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error)
 	Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error)

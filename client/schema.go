@@ -28,6 +28,7 @@ var endpointTypes = map[string][2]any{
 	EndpointRegister:    {RegisterRequest{}, RegisterResult{}},
 	EndpointCloseScope:  {CloseScopeRequest{}, CloseScopeRequest{}},
 	EndpointQuarantine:  {QuarantineRequest{}, QuarantineList{}},
+	EndpointRunFacts:    {RunFactsRequest{}, RunFacts{}},
 }
 
 // EndpointTypes returns an endpoint's request and response values (zero

@@ -65,6 +65,7 @@ func endpoints() map[string]endpoint {
 			return api.Runs(ctx)
 		}),
 		client.EndpointShow:       handle(client.API.Show),
+		client.EndpointRunFacts:   handle(client.API.RunFacts),
 		client.EndpointReply:      handle(client.API.Reply),
 		client.EndpointTickets:    handle(client.API.Tickets),
 		client.EndpointAwait:      handle(client.API.AwaitStep),
