@@ -8,7 +8,6 @@ import (
 	"os"
 
 	sgclient "github.com/stepgate/stepgate/client"
-	"github.com/stepgate/stepgate/commands"
 )
 
 // runShow is `engine show RUN`: one run in full, as a timeline a person
@@ -44,27 +43,19 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	})
 }
 
-// showRun gathers what show tells of run: the run, the project's grants
-// (for the calls a saved approval allowed) and, in process, the run's
-// commits (the times, durations and spilled-file sizes).
+// showRun gathers what show tells of run: the run and what its commits
+// say beyond it (the run_facts endpoint: times, spilled-file sizes, the
+// state each call set, the saved grants its verdicts name).
 func showRun(ctx context.Context, api engineAPI, run string) (*showDoc, error) {
 	r, err := api.Show(ctx, sgclient.ShowRequest{Run: run})
 	if err != nil {
 		return nil, err
 	}
-	grants, err := api.Grants(ctx, sgclient.GrantsRequest{Project: r.Snapshot.Project})
+	rf, err := api.RunFacts(ctx, sgclient.RunFactsRequest{Run: run})
 	if err != nil {
-		return nil, fmt.Errorf("show %s: the project's grants: %w", run, err)
+		return nil, fmt.Errorf("show %s: what its commits say: %w", run, err)
 	}
-	var facts *logFacts
-	if w, ok := api.(commands.Wire); ok {
-		stored, err := w.Host.Log.ReadRun(ctx, run, 0)
-		if err != nil {
-			return nil, fmt.Errorf("show %s: read its commits: %w", run, err)
-		}
-		facts = readFacts(stored)
-	}
-	return buildShow(r, grants, facts), nil
+	return buildShow(r, rf.Grants, indexFacts(rf)), nil
 }
 
 // colorFor is the palette --color asks for on out: auto colours only a

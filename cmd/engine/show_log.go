@@ -4,8 +4,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	"github.com/stepgate/stepgate/events"
-	"github.com/stepgate/stepgate/step"
+	sgclient "github.com/stepgate/stepgate/client"
 )
 
 // callKey names a call within a run: call ids are the model's, unique only
@@ -15,9 +14,8 @@ type callKey struct {
 	id   string
 }
 
-// logFacts is what a run's commits say beyond its projection: when each
-// call was requested and got its result, when each ticket was issued and
-// answered, the spilled files' sizes and the state keys each call set.
+// logFacts is what a run's commits say beyond its projection (the
+// run_facts endpoint's answer), indexed for the timeline.
 type logFacts struct {
 	first, last *time.Time
 	stepAt      map[int]*time.Time // a step's first commit
@@ -29,49 +27,37 @@ type logFacts struct {
 	files       map[string]int64
 }
 
-// readFacts gathers the facts of a run's commits, in log order. A message
-// that did not decode (the projection quarantined it) says nothing.
-func readFacts(stored []step.Stored) *logFacts {
-	f := &logFacts{stepAt: map[int]*time.Time{}, requested: map[callKey]time.Time{}, result: map[callKey]time.Time{},
+// indexFacts indexes the engine's answer for the timeline.
+func indexFacts(rf *sgclient.RunFacts) *logFacts {
+	f := &logFacts{first: rf.Started, last: rf.Ended, stepAt: map[int]*time.Time{}, requested: map[callKey]time.Time{}, result: map[callKey]time.Time{},
 		state: map[callKey][]string{}, issued: map[string]time.Time{}, resolved: map[string]time.Time{}, files: map[string]int64{}}
-	for _, s := range stored {
-		c := s.Commit
-		if c == nil {
-			continue
+	for _, s := range rf.Steps {
+		f.stepAt[s.Step] = &s.At
+	}
+	for _, c := range rf.Calls {
+		k := callKey{c.Step, c.Call}
+		if c.RequestedAt != nil {
+			f.requested[k] = *c.RequestedAt
 		}
-		at := c.At.UTC()
-		if f.first == nil {
-			f.first = &at
+		if c.ResultAt != nil {
+			f.result[k] = *c.ResultAt
 		}
-		f.last = &at
-		if _, ok := f.stepAt[c.Step]; !ok && c.Step > 0 {
-			f.stepAt[c.Step] = &at
+		if len(c.State) > 0 {
+			f.state[k] = c.State
 		}
-		for _, e := range c.Events {
-			f.add(c.Step, at, e)
+	}
+	for _, t := range rf.Tickets {
+		if t.IssuedAt != nil {
+			f.issued[t.Ticket] = *t.IssuedAt
 		}
+		if t.ResolvedAt != nil {
+			f.resolved[t.Ticket] = *t.ResolvedAt
+		}
+	}
+	for _, file := range rf.Files {
+		f.files[file.Path] = file.Bytes
 	}
 	return f
-}
-
-func (f *logFacts) add(step int, at time.Time, e events.Event) {
-	switch e := e.(type) {
-	case events.ToolCallRequested:
-		if _, ok := f.requested[callKey{step, e.CallID}]; !ok {
-			f.requested[callKey{step, e.CallID}] = at
-		}
-	case events.ToolResultRecorded:
-		f.result[callKey{step, e.CallID}] = at
-	case events.StateCommand:
-		k := callKey{step, e.CallID}
-		f.state[k] = append(f.state[k], e.Key)
-	case events.TicketIssued:
-		f.issued[e.ID] = at
-	case events.TicketResolved:
-		f.resolved[e.Ticket] = at
-	case events.OutputFileStored:
-		f.files[e.Path] = e.Bytes
-	}
 }
 
 // idTime is the time a ULID was made at, or nil when id is not one.

@@ -22,9 +22,9 @@ type showDoc struct {
 
 // timelineDoc is a run's steps and calls as a person reads them.
 type timelineDoc struct {
-	// Timed is true when the run's commits were read, so the times,
-	// durations and spilled-file sizes are known (the in-process engine
-	// of --data); false over --nats.
+	// Timed is true when the run's commits were read (the run_facts
+	// endpoint answered), so the times, durations and spilled-file sizes
+	// are known.
 	Timed bool `json:"timed"`
 	// Started and Ended are the times of the run's first and last commit.
 	Started *time.Time `json:"started,omitempty"`

@@ -94,11 +94,11 @@ func showTools(t *testing.T, clock *stepClock) *executor.Registry {
 // golden files give them. The server keeps its storage in natsDir (a
 // temporary directory when empty); stop closes the engine and the server
 // (the test's cleanup does too).
-func recordShowFixture(t *testing.T, natsDir string) (api commands.Wire, run string, norm *strings.Replacer, stop func()) {
+func recordShowFixture(t *testing.T, natsDir string) (api commands.Wire, run string, norm *strings.Replacer, stop func(), s *steptest.Server) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	s := steptest.Start(t, natsDir)
+	s = steptest.Start(t, natsDir)
 	clock := &stepClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	loc := t.TempDir()
 	// The output directory's path has one length on every machine: the
@@ -196,13 +196,13 @@ func recordShowFixture(t *testing.T, natsDir string) (api commands.Wire, run str
 	if _, err := api.EndRun(ctx, commands.EndRunRequest{Run: run}); err != nil {
 		t.Fatal(err)
 	}
-	return api, run, strings.NewReplacer(loc, "$LOCATION", out, "$OUTPUT"), stop
+	return api, run, strings.NewReplacer(loc, "$LOCATION", out, "$OUTPUT"), stop, s
 }
 
 // show's timeline and JSON over a recorded run equal the golden files
 // (run with -update to rewrite them).
 func TestShowRecordedRunGolden(t *testing.T) {
-	api, run, norm, _ := recordShowFixture(t, "")
+	api, run, norm, _, _ := recordShowFixture(t, "")
 	ctx := context.Background()
 	d, err := showRun(ctx, api, run)
 	if err != nil {
@@ -286,7 +286,7 @@ func TestShowColorFlag(t *testing.T) {
 // itself.
 func TestShowVerbOverData(t *testing.T) {
 	data := t.TempDir()
-	api, run, norm, stop := recordShowFixture(t, filepath.Join(data, "nats"))
+	api, run, norm, stop, _ := recordShowFixture(t, filepath.Join(data, "nats"))
 	want, err := showRun(context.Background(), api, run)
 	if err != nil {
 		t.Fatal(err)
@@ -322,4 +322,43 @@ func compactJSON(t *testing.T, m json.RawMessage) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// `engine show RUN --nats URL` asks the service (show and run_facts) of
+// an engine serving the recorded log, and prints the same golden timeline
+// as in process; an unknown run is run_not_found.
+func TestShowVerbOverNATS(t *testing.T) {
+	data := t.TempDir()
+	_, run, norm, stop, _ := recordShowFixture(t, filepath.Join(data, "nats"))
+	stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	log := logger(io.Discard)
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopService, err := serveAPI(ctx, e.nc, e.host, "0.0.0-test", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := stopService(); err != nil {
+			t.Error(err)
+		}
+		if err := e.close(); err != nil {
+			t.Error(err)
+		}
+	})
+	url := e.srv.ClientURL()
+	var stdout, stderr bytes.Buffer
+	if err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "--color", "never", run}, &stdout, &stderr); err != nil {
+		t.Fatalf("engine show --nats: %v\n%s", err, stderr.String())
+	}
+	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
+	err = runShow(ctx, []string{"--nats", url, "--timeout", "10s", "01M8P570G07KPDFAMNYVAD1MS0"}, io.Discard, &stderr)
+	if sgclient.Code(err) != sgclient.CodeRunNotFound {
+		t.Errorf("show of an unknown run: %v, want run_not_found", err)
+	}
 }
