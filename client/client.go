@@ -170,6 +170,11 @@ func (c *Client) Show(ctx context.Context, req ShowRequest) (*Run, error) {
 	return callAs[Run](ctx, c, EndpointShow, req)
 }
 
+// RunFacts returns what a run's commits say beyond its projection.
+func (c *Client) RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error) {
+	return callAs[RunFacts](ctx, c, EndpointRunFacts, req)
+}
+
 // Reply answers a ticket.
 //
 // A reply that does not name its run is given the run of its ticket when

@@ -27,6 +27,7 @@ const (
 	EndpointCloseScope  = "close_scope"
 	EndpointQuarantine  = "quarantine"
 	EndpointFork        = "fork"
+	EndpointRunFacts    = "run_facts"
 )
 
 // Subject is the NATS subject of an endpoint.
@@ -44,6 +45,7 @@ type API interface {
 	Runs(ctx context.Context) ([]RunSummary, error)
 	Show(ctx context.Context, req ShowRequest) (*Run, error)
 	Fork(ctx context.Context, req ForkRequest) (*ForkResult, error)
+	RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error)
 
 	Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error)
 	Tickets(ctx context.Context, req TicketsRequest) (*TicketPage, error)

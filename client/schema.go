@@ -29,6 +29,7 @@ var endpointTypes = map[string][2]any{
 	EndpointCloseScope:  {CloseScopeRequest{}, CloseScopeRequest{}},
 	EndpointQuarantine:  {QuarantineRequest{}, QuarantineList{}},
 	EndpointFork:        {ForkRequest{}, ForkResult{}},
+	EndpointRunFacts:    {RunFactsRequest{}, RunFacts{}},
 }
 
 // EndpointTypes returns an endpoint's request and response values (zero

@@ -233,6 +233,12 @@ func TestAccessRoles(t *testing.T) {
 	if _, err := agent.client.EndRun(ctx, commands.EndRunRequest{Run: run}); err != nil {
 		t.Fatalf("agent end_run: %v", err)
 	}
+	// Both see the run's timeline: engine show asks show and run_facts.
+	for name, r := range map[string]*role{"agent": agent, "approver": approver} {
+		if d, err := showRun(ctx, r.client, run); err != nil || !d.Timeline.Timed {
+			t.Errorf("%s: engine show: %v", name, err)
+		}
+	}
 }
 
 // `engine serve --auth` enforces the file on its listener and serves as

@@ -193,11 +193,11 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	p.ended(sum)
 	say("== the run as the rebuilt projection shows it (engine show %s)", *run)
-	r, err := commands.Wire{Host: e.host}.Show(ctx, commands.ShowRequest{Run: *run})
+	d, err := showRun(ctx, commands.Wire{Host: e.host}, *run)
 	if err != nil {
 		return err
 	}
-	timeline(stdout, r)
+	timeline(stdout, d, palette{})
 	return nil
 }
 

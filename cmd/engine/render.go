@@ -8,9 +8,6 @@ import (
 
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/executor/builtin"
-	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/projection"
 )
 
 // printer writes what a scripted run does, for people or as JSON lines.
@@ -77,95 +74,6 @@ func oneLine(s string, n int) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ⏎ ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// timeline prints a run as a person reads it: every step, every call with
-// its verdict, the rule that decided and its result.
-func timeline(w io.Writer, r *sgclient.Run) {
-	status := string(r.Status)
-	if r.End != nil {
-		status += " (" + r.End.Cause + ")"
-	}
-	fmt.Fprintf(w, "run %s  agent %s  %s\n", r.ID, r.Snapshot.Agent, status)
-	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
-	if r.Diverged != nil {
-		fmt.Fprintf(w, "  DIVERGED: its history lost a write; it takes no more steps: %s\n", (*projection.Divergence)(r.Diverged))
-	}
-	for _, s := range r.Steps {
-		final := "final"
-		if !s.Final {
-			final = "open"
-		}
-		fmt.Fprintf(w, "  step %d (%s)\n", s.N, final)
-		for _, c := range s.Calls {
-			fmt.Fprintf(w, "    %s %s %s\n", c.ID, c.Tool, oneLine(string(c.Args), 80))
-			if d := c.Decision; d != nil {
-				rule := ""
-				if d.Rule != nil {
-					rule = fmt.Sprintf(" · rule %s %q %s (%s)", d.Rule.Action, d.Rule.Resource, d.Rule.Effect, gate.Source(d.Rule.Source).Label())
-				}
-				fmt.Fprintf(w, "      verdict %s%s\n", d.Verdict, rule)
-			}
-			if c.Ticket != "" {
-				if t := r.Ticket(c.Ticket); t != nil {
-					fmt.Fprintf(w, "      ticket %s (%s)%s\n", t.ID, t.Kind, resolution(t))
-				}
-			}
-			if c.Attempts > 0 {
-				fmt.Fprintf(w, "      started (attempt %d)\n", c.Attempts)
-			}
-			if res := c.Result; res != nil {
-				var text []string
-				for _, part := range res.Parts {
-					if part.Type == "text" {
-						text = append(text, part.Text)
-					}
-				}
-				mark := "→"
-				if res.IsError {
-					mark = "✗"
-				}
-				fmt.Fprintf(w, "      %s %s\n", mark, oneLine(strings.Join(text, "\n"), 100))
-			}
-		}
-	}
-	todos(w, r)
-}
-
-// todos prints the run's current todo list, when it has one.
-func todos(w io.Writer, r *sgclient.Run) {
-	raw, ok := r.State[builtin.TodoStateKey]
-	if !ok {
-		return
-	}
-	var l builtin.TodoList
-	if err := json.Unmarshal(raw, &l); err != nil {
-		fmt.Fprintf(w, "  todos: unreadable (%v)\n", err)
-		return
-	}
-	fmt.Fprintf(w, "  todos (%d)\n", len(l))
-	for line := range strings.Lines(l.Checklist()) {
-		fmt.Fprintf(w, "    %s", line)
-	}
-}
-
-// resolution describes how a ticket was answered, for a timeline.
-func resolution(t *sgclient.Ticket) string {
-	res := t.Resolution
-	if res == nil {
-		return ": pending"
-	}
-	s := ": " + res.Reply
-	if res.Principal != "" {
-		s += " by " + res.Principal
-	}
-	if res.By != "" {
-		s += " (with ticket " + res.By + ")"
-	}
-	if res.Message != "" {
-		s += ": " + oneLine(res.Message, 60)
 	}
 	return s
 }

@@ -30,7 +30,7 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
+		t.Errorf("%s differs from what the code prints (-want +got); if the change is meant, run the test with -update and check the new file in:\n%s", name, diff)
 	}
 }
 
@@ -61,7 +61,7 @@ func fixtureRun() *projection.Run {
 
 func TestTimelineGolden(t *testing.T) {
 	var b bytes.Buffer
-	timeline(&b, commands.WireRun(fixtureRun()))
+	timeline(&b, buildShow(commands.WireRun(fixtureRun()), nil, nil), palette{})
 	golden(t, "timeline.golden", b.Bytes())
 }
 

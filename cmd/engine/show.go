@@ -3,17 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 
-	"github.com/stepgate/stepgate/commands"
+	sgclient "github.com/stepgate/stepgate/client"
 )
 
-// runShow is `engine show RUN`: one run in full.
+// runShow is `engine show RUN`: one run in full, as a timeline a person
+// reads (coloured on a terminal) or, with --json, as a [showDoc].
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("show", stderr)
 	var cf connFlags
 	cf.registerClient(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON: the run and its timeline")
+	color := fs.String("color", "auto", "colour the timeline: auto (on a terminal), always or never")
 	at := fs.Int("at", 0, "time travel: every projection (the run, its project's grants, the registry, output files) as it stood after this step, folded from the log")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -21,20 +25,58 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() != 1 {
 		return usageError{"engine show: want exactly one run id"}
 	}
+	pal, err := colorFor(*color, stdout)
+	if err != nil {
+		return err
+	}
 	if flagGiven(fs, "at") {
-		return showAt(ctx, &cf, fs.Arg(0), *at, *asJSON, stdout, stderr)
+		return showAt(ctx, &cf, fs.Arg(0), *at, *asJSON, pal, stdout, stderr)
 	}
 	return cf.with(ctx, stderr, func(api engineAPI) error {
-		r, err := api.Show(ctx, commands.ShowRequest{Run: fs.Arg(0)})
+		d, err := showRun(ctx, api, fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(r)
+			return enc.Encode(d)
 		}
-		timeline(stdout, r)
+		timeline(stdout, d, pal)
 		return nil
 	})
+}
+
+// showRun gathers what show tells of run: the run and what its commits
+// say beyond it (the run_facts endpoint: times, spilled-file sizes, the
+// state each call set, the saved grants its verdicts name).
+func showRun(ctx context.Context, api engineAPI, run string) (*showDoc, error) {
+	r, err := api.Show(ctx, sgclient.ShowRequest{Run: run})
+	if err != nil {
+		return nil, err
+	}
+	rf, err := api.RunFacts(ctx, sgclient.RunFactsRequest{Run: run})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: what its commits say: %w", run, err)
+	}
+	return buildShow(r, rf.Grants, indexFacts(rf)), nil
+}
+
+// colorFor is the palette --color asks for on out: auto colours only a
+// terminal (a character device).
+func colorFor(mode string, out io.Writer) (palette, error) {
+	switch mode {
+	case "always":
+		return palette{on: true}, nil
+	case "never":
+		return palette{}, nil
+	case "auto":
+		f, ok := out.(*os.File)
+		if !ok {
+			return palette{}, nil
+		}
+		st, err := f.Stat()
+		return palette{on: err == nil && st.Mode()&os.ModeCharDevice != 0}, nil
+	}
+	return palette{}, usageError{fmt.Sprintf("engine show: --color %q: want auto, always or never", mode)}
 }

@@ -59,7 +59,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // showAt is `engine show RUN --at STEP`. With --data it reads the embedded
 // server's stream; with --nats it reads the stream with the user's NATS
 // credentials (they need read access to it: see streamSource).
-func showAt(ctx context.Context, cf *connFlags, run string, step int, asJSON bool, stdout, stderr io.Writer) error {
+func showAt(ctx context.Context, cf *connFlags, run string, step int, asJSON bool, pal palette, stdout, stderr io.Writer) error {
 	if step < 1 {
 		return usageError{"engine show: --at wants a step number from 1"}
 	}
@@ -89,7 +89,7 @@ func showAt(ctx context.Context, cf *connFlags, run string, step int, asJSON boo
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	printAt(stdout, v)
+	printAt(stdout, v, pal)
 	return nil
 }
 
@@ -114,10 +114,12 @@ func viewAt(at *replay.At) *atView {
 	return v
 }
 
-// printAt prints a time-travel view for a person.
-func printAt(w io.Writer, v *atView) {
+// printAt prints a time-travel view for a person: the run's steps in
+// show's timeline (without the log's times, which a rebuild does not keep
+// per call), then the other projections.
+func printAt(w io.Writer, v *atView, pal palette) {
 	fmt.Fprintf(w, "as of step %d of run %s (stream sequence %d): folded from the log, nothing executed\n\n", v.Step, v.Run, v.Seq)
-	timeline(w, v.State)
+	timeline(w, buildShow(v.State, nil, nil), pal)
 	fmt.Fprintf(w, "\ngrants in force in project %s: %d\n", v.Project, len(v.Grants))
 	for _, g := range v.Grants {
 		fmt.Fprintf(w, "  %s  %s %q  saved by %s at %s (stream sequence %d, ticket %s)\n", g.ID, g.Action, g.Resource,

@@ -66,6 +66,7 @@ func endpoints() map[string]endpoint {
 		}),
 		client.EndpointShow:       handle(client.API.Show),
 		client.EndpointFork:       handle(client.API.Fork),
+		client.EndpointRunFacts:   handle(client.API.RunFacts),
 		client.EndpointReply:      handle(client.API.Reply),
 		client.EndpointTickets:    handle(client.API.Tickets),
 		client.EndpointAwait:      handle(client.API.AwaitStep),

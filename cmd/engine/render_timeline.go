@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// palette colours a timeline: ANSI on a terminal, nothing otherwise.
+type palette struct{ on bool }
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+func (p palette) paint(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// verdict colours a verdict or a ticket's reply: green what let the call
+// run, red what refused it, yellow what waited or lapsed.
+func (p palette) verdict(v string) string {
+	switch v {
+	case events.VerdictAllow, events.ReplyOnce, events.ReplyAlways, events.ReplyAnswer, events.ResolvedAuto:
+		return p.paint(ansiGreen, v)
+	case events.VerdictBlock, events.VerdictReject, events.ResolvedCascade:
+		return p.paint(ansiRed, v)
+	}
+	return p.paint(ansiYellow, v)
+}
+
+// timeline prints a run as a person reads it: every step, every call with
+// its verdict, the rule that decided and its layer (or the saved grant),
+// its ticket and how it was answered, its result with its size and
+// spilled files, the state it set and how long it took; then the todos.
+func timeline(w io.Writer, d *showDoc, p palette) {
+	r := d.Run
+	status := r.Status
+	if r.End != nil {
+		status += " (" + r.End.Cause + ")"
+	}
+	fmt.Fprintf(w, "%s %s  agent %s  %s\n", p.paint(ansiBold, "run"), p.paint(ansiBold, r.ID), r.Snapshot.Agent, status)
+	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
+	tl := d.Timeline
+	if tl.Started != nil && tl.Ended != nil {
+		fmt.Fprintf(w, "  from %s to %s (%s)\n", stamp(*tl.Started), stamp(*tl.Ended), span(tl.Ended.Sub(*tl.Started)))
+	}
+	if r.Diverged != nil {
+		fmt.Fprintf(w, "  %s: its history lost a write; it takes no more steps: %s\n", p.paint(ansiRed, "DIVERGED"), (*projection.Divergence)(r.Diverged))
+	}
+	for _, s := range tl.Steps {
+		final := "final"
+		if !s.Final {
+			final = "open"
+		}
+		at := ""
+		if s.At != nil {
+			at = "  " + p.paint(ansiDim, stamp(*s.At))
+		}
+		fmt.Fprintf(w, "  step %d (%s)%s\n", s.N, final, at)
+		for _, c := range s.Calls {
+			timelineCall(w, c, p)
+		}
+	}
+	timelineTodos(w, tl.Todos)
+}
+
+func timelineCall(w io.Writer, c callView, p palette) {
+	fmt.Fprintf(w, "    %s %s %s\n", c.ID, p.paint(ansiBold, c.Tool), oneLine(string(c.Args), 80))
+	if c.Verdict != "" {
+		rule := ""
+		if c.Rule != nil {
+			rule = fmt.Sprintf(" · rule %s %q %s (%s)", c.Rule.Action, c.Rule.Resource, c.Rule.Effect, c.Source)
+		}
+		if g := c.Grant; g != nil {
+			rule += " · " + grantLine(g)
+		}
+		fmt.Fprintf(w, "      verdict %s%s\n", p.verdict(c.Verdict), rule)
+	}
+	if t := c.Ticket; t != nil {
+		fmt.Fprintf(w, "      ticket %s (%s)%s\n", t.ID, t.Kind, ticketLine(t, p))
+	}
+	if c.Attempts > 0 && c.Result == nil {
+		fmt.Fprintf(w, "      started (attempt %d)\n", c.Attempts)
+	}
+	if res := c.Result; res != nil {
+		mark := p.paint(ansiGreen, "→")
+		if res.IsError {
+			mark = p.paint(ansiRed, "✗")
+		}
+		facts := []string{size(int64(res.Bytes))}
+		if c.DurationMS != nil {
+			facts = append(facts, "took "+span(time.Duration(*c.DurationMS)*time.Millisecond))
+		}
+		fmt.Fprintf(w, "      %s %s  %s\n", mark, res.Preview, p.paint(ansiDim, "["+strings.Join(facts, ", ")+"]"))
+		for _, f := range res.Files {
+			n := ""
+			if f.Bytes >= 0 {
+				n = " (" + size(f.Bytes) + ")"
+			}
+			fmt.Fprintf(w, "        spilled to %s%s\n", f.Path, n)
+		}
+	}
+	if len(c.State) > 0 {
+		fmt.Fprintf(w, "      state set: %s\n", strings.Join(c.State, ", "))
+	}
+}
+
+// grantLine names the saved approval that allowed a call.
+func grantLine(g *grantView) string {
+	if !g.Found {
+		return "grant: none saved now (revoked since?)"
+	}
+	s := "grant " + g.ID
+	if g.Principal != "" {
+		s += " saved by " + g.Principal
+	}
+	if g.SavedAt != nil {
+		s += " at " + stamp(*g.SavedAt)
+	}
+	if g.Revoked {
+		s += ", since revoked"
+	}
+	return s
+}
+
+// ticketLine describes how a ticket was answered, for a timeline.
+func ticketLine(t *ticketView, p palette) string {
+	if t.Reply == "" {
+		return ": " + p.paint(ansiYellow, "pending")
+	}
+	s := ": " + p.verdict(t.Reply)
+	if t.Principal != "" {
+		s += " by " + t.Principal
+	}
+	if t.By != "" {
+		s += " (with ticket " + t.By + ")"
+	}
+	if t.WaitedMS != nil {
+		s += " after " + span(time.Duration(*t.WaitedMS)*time.Millisecond)
+	}
+	if t.Message != "" {
+		s += ": " + oneLine(t.Message, 60)
+	}
+	return s
+}
+
+// timelineTodos prints the run's current todo list, when it has one.
+func timelineTodos(w io.Writer, t *todosView) {
+	if t == nil {
+		return
+	}
+	if t.Error != "" {
+		fmt.Fprintf(w, "  todos: unreadable (%s)\n", t.Error)
+		return
+	}
+	fmt.Fprintf(w, "  todos (%d)\n", len(t.Items))
+	for line := range strings.Lines(t.Items.Checklist()) {
+		fmt.Fprintf(w, "    %s", line)
+	}
+}
+
+// stamp is a time as a timeline shows it: UTC, to the millisecond.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// span is a duration rounded to the millisecond.
+func span(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// size is a byte count as a person reads it.
+func size(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+}
