@@ -3,15 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/replay"
 	"github.com/stepgate/stepgate/step"
@@ -54,12 +48,11 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{"engine audit: " + err.Error()}
 	}
 	log := logger(stderr)
-	nc, done, err := cf.auditConn(ctx, log)
-	if err != nil {
+	var skipped int
+	err = cf.withLogReader(ctx, *stream, func(r logReader) (err error) {
+		skipped, err = audit(ctx, r, replay.NewAuditor(filter), w)
 		return err
-	}
-	defer done()
-	skipped, err := audit(ctx, nc, *stream, replay.NewAuditor(filter), w)
+	})
 	if err == nil {
 		err = w.Flush()
 	}
@@ -72,93 +65,19 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return err
 }
 
-// auditConn connects to the log the flags name: the user's connection to
-// --nats, or an embedded server on --data started for the audit alone.
-func (f *connFlags) auditConn(ctx context.Context, log *slog.Logger) (*nats.Conn, func(), error) {
-	if f.natsURL != "" {
-		nc, err := nats.Connect(f.natsURL, append(f.options(), nats.MaxReconnects(10))...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("connect to %s: %w", f.natsURL, err)
-		}
-		return nc, nc.Close, nil
-	}
-	release, err := lockData(f.data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open %s (is an engine serving it? then use --nats): %w", f.data, err)
-	}
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(f.data, "nats")})
-	if err != nil {
-		return nil, nil, errors.Join(err, release())
-	}
-	nc, err := srv.Connect()
-	if err != nil {
-		srv.Shutdown()
-		return nil, nil, errors.Join(err, release())
-	}
-	return nc, func() {
-		nc.Close()
-		srv.Shutdown()
-		if err := release(); err != nil {
-			log.Warn("release the data directory", "err", err)
-		}
-	}, nil
-}
-
-// audit reads stream from sequence 1 to its last sequence now, in order,
+// audit reads the log from sequence 1 to its last sequence now, in order,
 // hands each commit to a and writes the rows to w. It returns how many
 // messages were skipped: not a commit, or a commit outside its subject.
-func audit(ctx context.Context, nc *nats.Conn, stream string, a *replay.Auditor, w *replay.AuditWriter) (skipped int, err error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return 0, err
-	}
-	s, err := js.Stream(ctx, stream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return 0, nil // nothing was ever committed
-	}
-	if err != nil {
-		return 0, fmt.Errorf("stream %s: %w", stream, err)
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("stream %s info: %w", stream, err)
-	}
-	last := info.State.LastSeq
-	if last >= info.State.FirstSeq && info.State.Msgs > 0 {
-		cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
-		if err != nil {
-			return 0, fmt.Errorf("read stream %s: %w", stream, err)
+func audit(ctx context.Context, r logReader, a *replay.Auditor, w *replay.AuditWriter) (skipped int, err error) {
+	err = r.follow(ctx, 1, true, func(_ uint64, subject string, data []byte) error {
+		skip, err := auditOne(a, w, subject, data)
+		if skip {
+			skipped++
 		}
-		it, err := cons.Messages(jetstream.PullMaxBytes(auditBuffer))
-		if err != nil {
-			return 0, fmt.Errorf("read stream %s: %w", stream, err)
-		}
-		stop := context.AfterFunc(ctx, it.Stop)
-		defer stop()
-		defer it.Stop()
-		for {
-			m, err := it.Next()
-			if err != nil {
-				if ctx.Err() != nil {
-					return skipped, ctx.Err()
-				}
-				return skipped, fmt.Errorf("read stream %s: %w", stream, err)
-			}
-			md, err := m.Metadata()
-			if err != nil {
-				return skipped, fmt.Errorf("read stream %s: %w", stream, err)
-			}
-			skip, err := auditOne(a, w, m.Subject(), m.Data())
-			if err != nil {
-				return skipped, err
-			}
-			if skip {
-				skipped++
-			}
-			if md.Sequence.Stream >= last || md.NumPending == 0 { // the end as it was, or before it when its last messages were deleted
-				break
-			}
-		}
+		return err
+	})
+	if err != nil {
+		return skipped, err
 	}
 	for _, r := range a.Close() {
 		if err := w.Write(&r); err != nil {

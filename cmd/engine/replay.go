@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/replay"
@@ -74,7 +71,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cand := replay.Candidate{File: file, Agent: *agent, Builtin: config.Builtin(loader(cf.data).ToolOutputDir)}
 	bt := replay.NewBacktest(cand.Rules, f)
 	out := newReplayPrinter(stdout, *asJSON)
-	if err := withLog(ctx, &cf, stderr, func(l replay.Log) error { return bt.Run(ctx, l, out.change) }); err != nil {
+	if err := cf.withLogReader(ctx, step.DefaultStream, func(l logReader) error { return bt.Run(ctx, l, out.change) }); err != nil {
 		return exitStatus{2, fmt.Errorf("replay: %w", err)}
 	}
 	sum := bt.Summary()
@@ -83,86 +80,6 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return exitStatus{1, fmt.Errorf("replay: verdicts that would change under %s: %d", *policy, n)}
 	}
 	return nil
-}
-
-// withLog calls fn with the log the flags name, read-only: with --nats,
-// the stream read through the user's own NATS connection (the backtest
-// needs every commit in stream order, grants included, which is what that
-// user may read; no service endpoint is involved); otherwise the stream of
-// an embedded server on --data, opened like engine verify (no engine may be
-// serving the directory).
-func withLog(ctx context.Context, cf *connFlags, stderr io.Writer, fn func(replay.Log) error) error {
-	var nc *nats.Conn
-	if cf.natsURL == "" {
-		e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, hostName: fmt.Sprintf("replay-%d", os.Getpid()), log: logger(stderr),
-			lease: commands.LeaseConfig{Off: true}})
-		if err != nil {
-			return fmt.Errorf("open the log on %s (is an engine serving it? then use --nats): %w", cf.data, err)
-		}
-		defer e.close()
-		nc = e.nc
-	} else {
-		var err error
-		if nc, err = nats.Connect(cf.natsURL, cf.options()...); err != nil {
-			return fmt.Errorf("connect to %s: %w", cf.natsURL, err)
-		}
-		defer nc.Close()
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	s, err := js.Stream(ctx, step.DefaultStream)
-	if err != nil {
-		return fmt.Errorf("open stream %s: %w", step.DefaultStream, err)
-	}
-	return fn(streamLog{s})
-}
-
-// streamLog reads a stream without setting it up (step.Open would update
-// its configuration, which a reader may not be allowed to do). It stops at
-// the message after which none was pending when it was delivered, so a
-// deleted last message does not leave it waiting.
-type streamLog struct{ s jetstream.Stream }
-
-// Scan implements replay.Log.
-func (l streamLog) Scan(ctx context.Context, fn func(seq uint64, data []byte) error) error {
-	cons, err := l.s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
-	if err != nil {
-		return fmt.Errorf("read the stream: %w", err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("read the stream: %w", err)
-	}
-	if info.NumPending == 0 {
-		return nil
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(4096))
-	if err != nil {
-		return fmt.Errorf("read the stream: %w", err)
-	}
-	defer context.AfterFunc(ctx, it.Stop)()
-	defer it.Stop()
-	for {
-		m, err := it.Next()
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		if err := fn(md.Sequence.Stream, m.Data()); err != nil {
-			return err
-		}
-		if md.NumPending == 0 {
-			return nil
-		}
-	}
 }
 
 // replayPrinter prints a backtest's changes and summary, as text or JSON

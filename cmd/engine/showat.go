@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 
 	sgclient "github.com/stepgate/stepgate/client"
@@ -16,6 +15,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/replay"
+	"github.com/stepgate/stepgate/step"
 )
 
 // atView is `engine show RUN --at STEP`: every projection as it stood after
@@ -58,30 +58,18 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 
 // showAt is `engine show RUN --at STEP`. With --data it reads the embedded
 // server's stream; with --nats it reads the stream with the user's NATS
-// credentials (they need read access to it: see streamSource).
-func showAt(ctx context.Context, cf *connFlags, run string, step int, asJSON bool, pal palette, stdout, stderr io.Writer) error {
-	if step < 1 {
+// credentials (they need read access to it: see logReader).
+func showAt(ctx context.Context, cf *connFlags, run string, n int, asJSON bool, pal palette, stdout, stderr io.Writer) error {
+	if n < 1 {
 		return usageError{"engine show: --at wants a step number from 1"}
 	}
 	var at *replay.At
-	read := func(src projection.Source) (err error) {
-		at, err = replay.ToStep(ctx, src, run, step)
+	err := cf.withLogReader(ctx, step.DefaultStream, func(r logReader) (err error) {
+		at, err = replay.ToStep(ctx, r, run, n)
 		return err
-	}
-	if cf.natsURL != "" {
-		if err := withStream(ctx, cf, read); err != nil {
-			return err
-		}
-	} else {
-		e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, hostName: fmt.Sprintf("show-at-%d", os.Getpid()), log: logger(stderr),
-			lease: commands.LeaseConfig{Off: true}}) // it runs nothing
-		if err != nil {
-			return fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", cf.data, err)
-		}
-		defer e.close()
-		if err := read(e.host.Log); err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	v := viewAt(at)
 	if asJSON {
