@@ -11,10 +11,6 @@ import (
 	"github.com/stepgate/stepgate/step"
 )
 
-// auditBuffer bounds the bytes of the log the audit holds in memory while
-// it reads (the consumer's buffer).
-const auditBuffer = 16 << 20
-
 // runAudit is `engine audit`: one line per decision of the whole log, read
 // in stream order up to its last sequence when the verb starts and written
 // as it goes (memory follows the open runs, not the log). With --data it
