@@ -100,7 +100,11 @@ func TestReadsOnTheHostThatIsBehind(t *testing.T) {
 func TestHappyPathSendsOnlyItsCommits(t *testing.T) {
 	s := steptest.Start(t, "")
 	var cnt counter
-	h := startBehind(t, s, registry(t, &cnt), "a") // nothing else talks to the server
+	// Nothing else talks to the server: no follower polls, no sweeper, and
+	// no lease (its renewal, once a second, would land inside the count
+	// when the steps take longer than that, as under -race on a busy
+	// machine).
+	h := startBehindLeased(t, s, registry(t, &cnt), "a", commands.LeaseConfig{Off: true})
 	ctx := ctxT(t)
 	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
 	if err != nil {

@@ -20,9 +20,15 @@ import (
 // it to be.
 func startBehind(t *testing.T, s *steptest.Server, reg *executor.Registry, host string) *commands.Host {
 	t.Helper()
+	return startBehindLeased(t, s, reg, host, commands.LeaseConfig{})
+}
+
+// startBehindLeased is startBehind with lease configuration lc.
+func startBehindLeased(t *testing.T, s *steptest.Server, reg *executor.Registry, host string, lc commands.LeaseConfig) *commands.Host {
+	t.Helper()
 	ctx := ctxT(t)
 	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir(), Engine: commands.Config{Host: host},
-		Projector: projection.Options{PollInterval: time.Hour}, SweepInterval: time.Hour})
+		Projector: projection.Options{PollInterval: time.Hour}, SweepInterval: time.Hour, Lease: lc})
 	if err != nil {
 		t.Fatal(err)
 	}
