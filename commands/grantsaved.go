@@ -44,23 +44,25 @@ func (h *replier) newGrants(project string, t *projection.Ticket, principal stri
 }
 
 // approveProject lets other runs of the project use the approvals an
-// "always" just saved: each pending ticket that now evaluates to allow is
-// approved and its call runs. Best effort: a failure is logged, the ticket
-// stays pending for a human.
-func (h *replier) approveProject(ctx context.Context, project, except string) {
+// "always" just saved (by ticket by, a ticket of run except): each pending
+// ticket that now evaluates to allow is approved, its resolution naming by
+// (so the audit names the grants that approved it), and its call runs.
+// Best effort: a failure is logged, the ticket stays pending for a human.
+func (h *replier) approveProject(ctx context.Context, project, except, by string) {
 	for _, run := range h.proj.PendingRuns(project) {
 		if run == except {
 			continue
 		}
-		if err := h.autoApprove(ctx, project, run); err != nil {
+		if err := h.autoApprove(ctx, project, run, by); err != nil {
 			h.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
 		}
 	}
 }
 
 // autoApprove approves the pending tickets of one run of project that the
-// project's saved approvals now allow.
-func (h *replier) autoApprove(ctx context.Context, project, run string) error {
+// project's saved approvals now allow; by is the ticket whose "always"
+// saved them.
+func (h *replier) autoApprove(ctx context.Context, project, run, by string) error {
 	held := h.lockRun(run)
 	defer held.unlock()
 	r, err := h.header(run)
@@ -93,7 +95,7 @@ func (h *replier) autoApprove(ctx context.Context, project, run string) error {
 	}
 	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
 	for _, t := range approved {
-		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true})
+		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true, By: by})
 		h.approve(reg, cfg, &r, s, t, nil, w)
 	}
 	for _, t := range pending {

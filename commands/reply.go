@@ -104,7 +104,7 @@ func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, er
 		}
 		h.resumed(res, arrived)
 		if grantProject != "" {
-			h.approveProject(ctx, grantProject, run)
+			h.approveProject(ctx, grantProject, run, req.Ticket)
 		}
 		return res, nil
 	}

@@ -404,3 +404,33 @@ func TestAgentTicketTTL(t *testing.T) {
 		}
 	}
 }
+
+// An "always" that approves a ticket of another run of the project names
+// itself in that resolution: the log says which reply (and so which saved
+// approvals) let the other run's call go.
+func TestAutoApprovalInAnotherRunNamesTheAlways(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h := startHost(t, s, registry(t, &cnt), "h1")
+	ctx := ctxT(t)
+	_, out1 := awaiting(t, h, "p1", call("a", "count_fx", text{"ask one"}))
+	run2, _ := awaiting(t, h, "p1", call("c", "count_fx", text{"ask three"}))
+	always := out1.Tickets[0].ID
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: always, Reply: events.ReplyAlways, Principal: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AwaitStep(ctx, commands.AwaitRequest{Run: run2, Step: 1}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Show(ctx, commands.ShowRequest{Run: run2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil {
+		t.Fatalf("run 2's tickets: %+v, want one resolved", r.Tickets)
+	}
+	res := r.Tickets[0].Resolution
+	if res.Reply != events.ResolvedAuto || res.By != always {
+		t.Errorf("run 2's ticket resolved %q by %q; want %q by the always ticket %s", res.Reply, res.By, events.ResolvedAuto, always)
+	}
+}
