@@ -7,6 +7,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -105,16 +106,16 @@ func (h *submitter) decide(c *planned, call executor.Call, cfg *runConfig, reg m
 	switch v.Kind {
 	case gate.KindAllow:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
-			Rule: cfg.ruleRef(v.Rule), Requests: toEventRequests(prepared.Requests())}
+			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(prepared.Requests())}
 		if tool.AwaitsInput() {
 			c.ticket = h.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
 		}
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
-			Rule: cfg.ruleRef(v.Rule), Requests: toEventRequests(v.Asked)}
+			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(v.Asked)}
 		c.ticket = h.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
 	default:
-		c.verdict.Requests = toEventRequests(prepared.Requests())
+		c.verdict.Requests = vocab.EventRequests(prepared.Requests())
 		block(c, cfg, v)
 	}
 }
@@ -131,6 +132,6 @@ func ruleRef(r *gate.Rule) *events.Rule {
 	if r == nil {
 		return nil
 	}
-	er := toEventRule(*r)
+	er := vocab.EventRule(*r)
 	return &er
 }

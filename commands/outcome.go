@@ -5,6 +5,7 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -33,7 +34,7 @@ func callResult(id, tool string, d events.PermissionDecided, r events.ToolResult
 		if slot == nil {
 			slot = new(gate.Rule)
 		}
-		*slot = fromEventRule(*d.Rule)
+		*slot = vocab.Rule(*d.Rule)
 		cr.Rule = slot
 	}
 	if len(r.Parts) == 1 && r.Parts[0].Type == "text" { // the usual result

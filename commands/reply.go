@@ -10,6 +10,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 )
@@ -28,11 +29,7 @@ func RejectedWith(feedback string) string { return "The user rejected this call:
 // gate.Resume): its requests against the run's pinned rules, the
 // configuration's rules as they are now and the saved approvals that apply.
 func resume(reqs []events.Request, pinned, current, saved gate.Ruleset) gate.Verdict {
-	drs := make([]descriptor.Request, len(reqs))
-	for i, r := range reqs {
-		drs[i] = descriptor.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
-	}
-	return gate.Resume(drs, pinned, current, saved)
+	return gate.Resume(vocab.Requests(reqs), pinned, current, saved)
 }
 
 // otherPending returns the run's pending tickets other than id.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 )
 
 // Runs that share rules or a catalogue share their converted form: a run's
@@ -78,7 +79,7 @@ func (s *sharedConfig) policyOf(rules []events.Rule) *policy {
 		}
 	}
 	return s.policies.get([sha256.Size]byte(h.Sum(nil)), func() *policy {
-		return &policy{rules: fromEventRules(rules), records: slices.Clone(rules)}
+		return &policy{rules: vocab.Rules(rules), records: slices.Clone(rules)}
 	})
 }
 

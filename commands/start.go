@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 )
 
 func checkLocation(loc string) error {
@@ -111,7 +112,7 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 	cat, adv := h.catalog(rules, narrowing)
 	started := events.RunStarted{
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
-		Rules: toEventRules(rules), Narrowing: narrowing.String(), Limits: limits,
+		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
 	}
 	if req.Run != "" {

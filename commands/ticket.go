@@ -10,6 +10,7 @@ import (
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 )
 
 // ruleTTL is how long a ticket asked for by rule waits: the rule's own
@@ -46,7 +47,7 @@ func (h *submitter) newTicket(c *planned, cfg *runConfig, kind string, asked []d
 	now := h.cfg.Clock()
 	t := &events.TicketIssued{
 		ID: h.cfg.IDs.New(now), CallID: c.req.ID, Tool: c.req.Tool, Identity: c.identity,
-		ArgsSHA: argsDigest(c.req.Args), Requests: toEventRequests(asked), Kind: kind,
+		ArgsSHA: argsDigest(c.req.Args), Requests: vocab.EventRequests(asked), Kind: kind,
 		PolicySHA: cfg.policy, Project: cfg.project,
 	}
 	if ttl > 0 {

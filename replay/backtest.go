@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 	"github.com/stepgate/stepgate/projection/fold"
 )
 
@@ -158,7 +158,7 @@ func (b *Backtest) start(c *events.Commit) {
 			n = nw
 		}
 		rules := b.resolve(rs)
-		b.runs[c.Run] = &runState{project: rs.Project, narrowing: n, rules: rules, own: slices.Equal(rules, rulesOf(rs.Rules))}
+		b.runs[c.Run] = &runState{project: rs.Project, narrowing: n, rules: rules, own: slices.Equal(rules, vocab.Rules(rs.Rules))}
 	}
 }
 
@@ -211,7 +211,7 @@ func (b *Backtest) decideAll(seq uint64, c *events.Commit, emit func(Change)) {
 // redecide gives the candidate's verdict on the call pd recorded, or why it
 // cannot be given.
 func (b *Backtest) redecide(st *runState, pd events.PermissionDecided) (Decision, string) {
-	reqs := requestsOf(pd.Requests)
+	reqs := vocab.Requests(pd.Requests)
 	switch pd.Verdict {
 	case events.VerdictAllow, events.VerdictBlock, events.VerdictConfirm:
 	default:
@@ -246,16 +246,4 @@ func (b *Backtest) savedFor(project string) gate.Ruleset {
 	}
 	b.saved[project] = rs
 	return rs
-}
-
-// requestsOf turns recorded requests into the gate's.
-func requestsOf(rs []events.Request) []descriptor.Request {
-	if len(rs) == 0 {
-		return nil
-	}
-	out := make([]descriptor.Request, len(rs))
-	for i, r := range rs {
-		out[i] = descriptor.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
-	}
-	return out
 }

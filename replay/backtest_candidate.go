@@ -6,6 +6,7 @@ import (
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 )
 
 // Resolver gives the ruleset a run is re-decided against, from the snapshot
@@ -44,7 +45,7 @@ func (c Candidate) Rules(started events.RunStarted) gate.Ruleset {
 	if agent == "" {
 		agent = started.Agent
 	}
-	pinned := rulesOf(started.Rules)
+	pinned := vocab.Rules(started.Rules)
 	unresolved := slices.Equal(pinned, gate.DenyAllRules(gate.SourceDefault)) // the run's agent had no layer
 	var out gate.Ruleset
 	defined := false
@@ -103,19 +104,11 @@ func (c Candidate) protections(pinned gate.Ruleset, unresolved bool) gate.Rulese
 	return out
 }
 
-// rulesOf turns recorded rules into the gate's.
-func rulesOf(rs []events.Rule) gate.Ruleset {
-	out := make(gate.Ruleset, len(rs))
-	for i, r := range rs {
-		out[i] = gate.Rule{Action: r.Action, Resource: r.Resource, Effect: gate.Effect(r.Effect), Source: gate.Source(r.Source), TicketTTL: r.TicketTTL}
-	}
-	return out
-}
-
 // recordOf turns a gate rule into the log's vocabulary; nil for nil.
 func recordOf(r *gate.Rule) *events.Rule {
 	if r == nil {
 		return nil
 	}
-	return &events.Rule{Action: r.Action, Resource: r.Resource, Effect: string(r.Effect), Source: string(r.Source), TicketTTL: r.TicketTTL}
+	er := vocab.EventRule(*r)
+	return &er
 }

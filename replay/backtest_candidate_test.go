@@ -7,6 +7,7 @@ import (
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/vocab"
 )
 
 func parse(t *testing.T, text string) *config.File {
@@ -41,7 +42,7 @@ func TestCandidateOfTheRunsOwnFileIsPinned(t *testing.T) {
 	both := parse(t, "agents:\n  build:\n    permission:\n      - { action: read, resource: \"secret*\", effect: deny }\n"+
 		"      - { action: bash, resource: \"*\", effect: ask }\n      - { action: bash, resource: \"git *\", effect: allow }\n")
 	got := Candidate{File: both}.Rules(started)
-	want := rulesOf(started.Rules)
+	want := vocab.Rules(started.Rules)
 	for i := range got { // the candidate's rules are labelled as the project's
 		if got[i].Source == gate.SourceProject && want[i].Source == gate.SourceUser {
 			got[i].Source = gate.SourceUser
@@ -50,7 +51,7 @@ func TestCandidateOfTheRunsOwnFileIsPinned(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("candidate of the run's own files (-pinned +candidate):\n%s", d)
 	}
-	if d := cmp.Diff(rulesOf(pinnedBy(t, "build", []*config.File{builtin, project}).Rules), Candidate{File: project}.Rules(pinnedBy(t, "build", []*config.File{builtin, project}))); d != "" {
+	if d := cmp.Diff(vocab.Rules(pinnedBy(t, "build", []*config.File{builtin, project}).Rules), Candidate{File: project}.Rules(pinnedBy(t, "build", []*config.File{builtin, project}))); d != "" {
 		t.Errorf("project file only (-pinned +candidate):\n%s", d)
 	}
 }
@@ -65,7 +66,7 @@ func TestCandidateReplacesTheLayers(t *testing.T) {
 	var want gate.Ruleset
 	want = append(want, builtin.Agents["build"]...)
 	want = append(want, gate.Rule{Action: "bash", Resource: "rm *", Effect: gate.Deny, Source: gate.SourceProject})
-	for _, r := range rulesOf(started.Rules) {
+	for _, r := range vocab.Rules(started.Rules) {
 		if r.Source == gate.SourceProtected {
 			want = append(want, r)
 		}
