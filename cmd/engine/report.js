@@ -1,5 +1,6 @@
 // A step's arguments and results are parsed inert (a template) and become
-// a <details> the first time its row is clicked; later clicks toggle it.
+// a details element the first time its row is clicked; later clicks
+// toggle it.
 document.getElementById("steps").addEventListener("click", function (e) {
 	var row = e.target.closest(".step > .row");
 	if (!row) return;

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,24 +117,7 @@ func TestReportInChromium(t *testing.T) {
 // style of theirs reaches the page.
 func TestReportEscapesHostileStrings(t *testing.T) {
 	const evil = `</pre></details><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><style>*{color:red}</style>"'`
-	args, err := json.Marshal(map[string]string{"cmd": evil})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	end := now.Add(time.Second)
-	waited := int64(500)
-	r := &sgclient.Run{ID: "run-" + evil, Status: "ended", Snapshot: events.RunStarted{Agent: evil, Project: evil}}
-	r.Steps = []sgclient.Step{{N: 1, Final: true, Calls: []sgclient.Call{{ID: "c1", Tool: evil,
-		Result: &events.ToolResultRecorded{Parts: []events.Part{{Type: "text", Text: evil}}}}}}}
-	d := &showDoc{Run: r, Timeline: timelineDoc{Timed: true, Started: &now, Ended: &end, Steps: []stepView{{N: 1, Final: true, Host: evil, Calls: []callView{{
-		ID: evil, Tool: evil, Args: args, Verdict: evil, Reason: evil, Source: evil,
-		Rule:        &events.Rule{Action: evil, Resource: evil, Effect: evil},
-		Ticket:      &ticketView{ID: evil, Kind: evil, Reply: evil, Principal: evil, Message: evil, WaitedMS: &waited},
-		Result:      &resultView{Preview: evil, Files: []fileView{{Path: evil, Bytes: -1}}},
-		State:       []string{evil},
-		RequestedAt: &now, ResultAt: &end,
-	}}}}}}
+	d := hostileDoc(evil)
 	file := filepath.Join(t.TempDir(), "hostile.html")
 	if err := writeReport(file, d); err != nil {
 		t.Fatal(err)
@@ -156,6 +140,27 @@ func TestReportEscapesHostileStrings(t *testing.T) {
 	if got := eval[int](t, b, `document.querySelectorAll(".call").length`); got != 1 {
 		t.Errorf("%d calls rendered; want 1 (a string closed an element)", got)
 	}
+}
+
+// hostileDoc is a one-step, one-call run with s in every string a model
+// or a person can put in the log.
+func hostileDoc(s string) *showDoc {
+	args, _ := json.Marshal(map[string]string{"cmd": s})
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	end := now.Add(time.Second)
+	waited := int64(500)
+	r := &sgclient.Run{ID: "run-" + s, Status: "ended", Snapshot: events.RunStarted{Agent: s, Project: s}}
+	r.Steps = []sgclient.Step{{N: 1, Final: true, Calls: []sgclient.Call{{ID: "c1", Tool: s,
+		Result: &events.ToolResultRecorded{Parts: []events.Part{{Type: "text", Text: s}}}}}}}
+	return &showDoc{Run: r, Timeline: timelineDoc{Timed: true, Started: &now, Ended: &end, Steps: []stepView{{N: 1, Final: true, Host: s, Calls: []callView{{
+		ID: s, Tool: s, Args: args, Verdict: s, Reason: s, Source: s,
+		Rule:        &events.Rule{Action: s, Resource: s, Effect: s},
+		Ticket:      &ticketView{ID: s, Kind: s, Reply: s, Principal: s, By: s, Message: s, WaitedMS: &waited},
+		Grant:       &grantView{ID: s, Principal: s, Found: true},
+		Result:      &resultView{Preview: s, Files: []fileView{{Path: s, Bytes: -1}}},
+		State:       []string{s},
+		RequestedAt: &now, ResultAt: &end,
+	}}}}}}
 }
 
 // A 10,000-step run renders in the browser in under 2 s, measured by the
@@ -282,4 +287,52 @@ func openStep(t *testing.T, b *browser, n int) {
 func isUsage(err error) bool {
 	_, ok := err.(usageError)
 	return ok
+}
+
+// `engine report RUN -o FILE --nats URL` asks the service of an engine
+// serving the recorded log and writes the same page as in process.
+func TestReportVerbOverNATS(t *testing.T) {
+	data := t.TempDir()
+	api, run, _, stop, _ := recordShowFixture(t, filepath.Join(data, "nats"))
+	d, err := showRun(context.Background(), api, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	var want bytes.Buffer
+	if err := renderReport(&want, d); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	log := logger(io.Discard)
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopService, err := serveAPI(ctx, e.nc, e.host, "0.0.0-test", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := stopService(); err != nil {
+			t.Error(err)
+		}
+		if err := e.close(); err != nil {
+			t.Error(err)
+		}
+	})
+	file := filepath.Join(t.TempDir(), "run.html")
+	var stdout, stderr bytes.Buffer
+	if err := runReport(ctx, []string{"--nats", e.srv.ClientURL(), "--timeout", "10s", "-o", file, run}, &stdout, &stderr); err != nil {
+		t.Fatalf("engine report --nats: %v\n%s", err, stderr.String())
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("engine report --nats wrote %d bytes that differ from the page of the run's show document (%d bytes)", len(got), want.Len())
+	}
 }
