@@ -61,6 +61,7 @@ func verbs() []verb {
 		{"run", "drive a scripted run (one line of the script per step)", runScript},
 		{"runs", "list runs", runRuns},
 		{"show", "show one run: every step, call, verdict, rule, ticket and result (--at STEP: every projection as it stood after a step)", runShow},
+		{"report", "write one run as a self-contained HTML page: timeline, chart, tickets, arguments and results (report RUN -o FILE.html)", runReport},
 		{"fork", "start a run from RUN's first steps, copied, not run again (fork RUN --at STEP)", runFork},
 		{"tickets", "list the confirmations waiting for a human", runTickets},
 		{"approve", "approve a ticket (--always saves it for the project)", runApprove},
