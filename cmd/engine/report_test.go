@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -312,29 +311,10 @@ func TestReportVerbOverNATS(t *testing.T) {
 	if err := renderReport(&want, d); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	log := logger(io.Discard)
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopService, err := serveAPI(ctx, e.nc, e.host, "0.0.0-test", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := stopService(); err != nil {
-			t.Error(err)
-		}
-		if err := e.close(); err != nil {
-			t.Error(err)
-		}
-	})
+	ctx, url := serveData(t, data)
 	file := filepath.Join(t.TempDir(), "run.html")
 	var stdout, stderr bytes.Buffer
-	if err := runReport(ctx, []string{"--nats", e.srv.ClientURL(), "--timeout", "10s", "-o", file, run}, &stdout, &stderr); err != nil {
+	if err := runReport(ctx, []string{"--nats", url, "--timeout", "10s", "-o", file, run}, &stdout, &stderr); err != nil {
 		t.Fatalf("engine report --nats: %v\n%s", err, stderr.String())
 	}
 	got, err := os.ReadFile(file)

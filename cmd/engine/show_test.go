@@ -149,15 +149,33 @@ func TestShowVerbOverNATS(t *testing.T) {
 	data := t.TempDir()
 	_, run, norm, stop, _ := recordShowFixture(t, filepath.Join(data, "nats"))
 	stop()
+	ctx, url := serveData(t, data)
+	var stdout, stderr bytes.Buffer
+	if err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "--color", "never", run}, &stdout, &stderr); err != nil {
+		t.Fatalf("engine show --nats: %v\n%s", err, stderr.String())
+	}
+	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
+	err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "01M8P570G07KPDFAMNYVAD1MS0"}, io.Discard, &stderr)
+	if sgclient.Code(err) != sgclient.CodeRunNotFound {
+		t.Errorf("show of an unknown run: %v, want run_not_found", err)
+	}
+}
+
+// serveData serves the data directory data (an engine host and its
+// service on a loopback listener) until the test ends, and returns a
+// context bounded for the test and the server's URL.
+func serveData(t *testing.T, data string) (context.Context, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	log := logger(io.Discard)
 	e, err := startEmbedded(ctx, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	stopService, err := serveAPI(ctx, e.nc, e.host, "0.0.0-test", log)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -169,14 +187,5 @@ func TestShowVerbOverNATS(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	url := e.srv.ClientURL()
-	var stdout, stderr bytes.Buffer
-	if err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "--color", "never", run}, &stdout, &stderr); err != nil {
-		t.Fatalf("engine show --nats: %v\n%s", err, stderr.String())
-	}
-	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
-	err = runShow(ctx, []string{"--nats", url, "--timeout", "10s", "01M8P570G07KPDFAMNYVAD1MS0"}, io.Discard, &stderr)
-	if sgclient.Code(err) != sgclient.CodeRunNotFound {
-		t.Errorf("show of an unknown run: %v, want run_not_found", err)
-	}
+	return ctx, e.srv.ClientURL()
 }
