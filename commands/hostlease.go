@@ -32,15 +32,14 @@ func (h *Host) takeLease(ctx context.Context) (*hostLease, error) {
 // its own in doubt (a clean stop: no host needs to take it over).
 // Otherwise the lease lapses and another host takes over what is left,
 // unless this host is back first. Releasing is best effort: its failure is
-// logged, not returned.
-func (h *Host) releaseLease() error {
+// logged.
+func (h *Host) releaseLease() {
 	if h.lease == nil || h.recovery.leftInDoubt() {
-		return nil
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	if err := h.lease.release(ctx); err != nil {
 		h.cfg.Logger.Warn("releasing this host's lease (another host takes it over once it lapses)", "host", h.cfg.Host, "err", err)
 	}
-	return nil
 }

@@ -42,7 +42,8 @@ func (h *Host) Run(ctx context.Context) error {
 		err = nil // cancelled while starting: a clean stop
 	}
 	h.awaiter.waits.stop() // waiters are answered unavailable, the watcher returns
-	h.err = errors.Join(err, h.releaseLease(), h.Proj.Close())
+	h.releaseLease()
+	h.err = errors.Join(err, h.Proj.Close())
 	close(h.done)
 	return h.err
 }
