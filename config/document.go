@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -13,12 +14,29 @@ type document struct {
 	ToolOutput     toolOutput     `yaml:"tool_output"`
 	Websearch      websearch      `yaml:"websearch"`
 	ProtectedPaths protectedPaths `yaml:"protected_paths"`
+	MCP            mcpSection     `yaml:"mcp"`
+	// MCPProjectServers and SecretsFile: the user's file only.
+	MCPProjectServers serverNames `yaml:"mcp_project_servers"`
+	SecretsFile       secretsFile `yaml:"secrets_file"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
 
-// apply adds what the document says to the layer f.
-func (d *document) apply(f *File) {
+// apply adds what the document says to the layer f. A server declared
+// twice in one file (in two documents) is an error at the second.
+func (d *document) apply(f *File) error {
+	for _, m := range d.MCP {
+		for _, prev := range f.mcp {
+			if prev.name == m.name {
+				return &Error{File: f.Path, Line: m.line, Key: "mcp." + m.name, Msg: fmt.Sprintf("server %q is declared twice in this file (first at line %d)", m.name, prev.line)}
+			}
+		}
+		f.mcp = append(f.mcp, m)
+	}
+	f.mcpProjectServers = append(f.mcpProjectServers, d.MCPProjectServers.names...)
+	if d.SecretsFile.set {
+		f.secretsFile = d.SecretsFile.text
+	}
 	for _, a := range d.Agents {
 		if a.Permission.set { // only rules define an agent, not its ticket_ttl
 			f.Agents[a.name] = append(f.Agents[a.name], a.Permission.rules...)
@@ -41,6 +59,7 @@ func (d *document) apply(f *File) {
 	}
 	f.ProtectAdd = append(f.ProtectAdd, d.ProtectedPaths.Add...)
 	f.ProtectRemove = append(f.ProtectRemove, d.ProtectedPaths.Remove.paths...)
+	return nil
 }
 
 // agents is the agents mapping, in file order.

@@ -34,6 +34,16 @@ type File struct {
 	// alwaysProtected are protected whatever any file says (the user's
 	// file itself).
 	alwaysProtected []string
+	// source is the layer's source (user or project; "" for the built-in).
+	source gate.Source
+	// mcp are the layer's MCP server entries, in file order (see
+	// [MCPServer]).
+	mcp []mcpDecl
+	// mcpProjectServers are the project-declared stdio servers the user's
+	// file lets run (mcp_project_servers).
+	mcpProjectServers []string
+	// secretsFile is secrets_file as written (the user's file only).
+	secretsFile string
 }
 
 // Load reads the file at path as a layer with the given source. A missing
@@ -60,8 +70,14 @@ func Load(path string, source gate.Source) (*File, error) {
 //	tool_output: { max_lines: 2000, max_bytes: 51200 }
 //	websearch: { endpoint: "http://127.0.0.1:8080/search" }
 //	protected_paths: { add: ["secrets/**"], remove: [".git/**"] }   # remove: the user's file only
+//	mcp:
+//	  files: { command: [mcp-files, --root, .], env: { TOKEN: "secret://FILES_TOKEN" } }
+//	  search: { url: "https://mcp.example/mcp", headers: { Authorization: "Bearer secret://SEARCH" },
+//	            trust: true, allow: ["query*"], ticket_ttl: 10m }
+//	mcp_project_servers: [lint]   # the user's file only
+//	secrets_file: secrets.yaml    # the user's file only; relative to it
 func Parse(path string, data []byte, source gate.Source) (*File, error) {
-	f := &File{Path: path, Agents: map[string]gate.Ruleset{}}
+	f := &File{Path: path, Agents: map[string]gate.Ruleset{}, source: source}
 	tree, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, &Error{File: path, Line: syntaxLine(err), Key: "(document)", Msg: err.Error()}
@@ -75,7 +91,9 @@ func Parse(path string, data []byte, source gate.Source) (*File, error) {
 		if err := doc.decode(s, d.Body); err != nil {
 			return nil, err
 		}
-		doc.apply(f)
+		if err := doc.apply(f); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }

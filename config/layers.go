@@ -77,6 +77,9 @@ type Effective struct {
 	// Protected are the protected paths; Rules ends with them as
 	// protections (gate.SourceProtected).
 	Protected []string `json:"protected_paths,omitempty"`
+	// MCPServers are the location's MCP servers (see [ResolveMCP]), their
+	// secret references unresolved.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // Resolve combines the layers for agent: its rules from every layer in
@@ -113,9 +116,9 @@ func Resolve(agent string, layers []*File) (e Effective, ok bool) {
 	return e, ok
 }
 
-// Effective resolves agent in location. A configuration that cannot be
-// read resolves to deny-all — never ask, never allow — and the error says
-// why.
+// Effective resolves agent in location, and the location's MCP servers. A
+// configuration that cannot be read, or whose MCP servers do not combine,
+// resolves to deny-all — never ask, never allow — and the error says why.
 func (l Loader) Effective(agent, location string) (Effective, error) {
 	layers, err := l.Layers(location)
 	if err != nil {
@@ -126,5 +129,8 @@ func (l Loader) Effective(agent, location string) (Effective, error) {
 		return e, fmt.Errorf("agent %q: %w: no layer defines it (configuration files: %v)", agent, ErrInvalid, e.Files)
 	}
 	e.Rules = slices.Clip(e.Rules)
+	if e.MCPServers, err = ResolveMCP(layers); err != nil {
+		return Effective{Agent: agent, Rules: gate.DenyAllRules(gate.SourceDefault), Files: e.Files}, err
+	}
 	return e, nil
 }
