@@ -189,4 +189,3 @@ func parseSecrets(path string, data []byte) (map[string]string, error) {
 	}
 	return out, nil
 }
-
