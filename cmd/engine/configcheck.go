@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/gate"
@@ -13,7 +16,8 @@ import (
 
 // runConfig is `engine config check [--location DIR] [--agent NAME]`: read
 // every layer, report the first error with file:line and key (exit 1), or
-// print the effective ruleset with each rule's source.
+// print the effective ruleset with each rule's source and the location's
+// MCP servers (secrets as their references).
 func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "check" {
 		return usageError{"engine config: the only subcommand is check"}
@@ -57,7 +61,48 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if eff.MaxLines > 0 || eff.MaxBytes > 0 {
 		fmt.Fprintf(stdout, "  tool_output max_lines %d max_bytes %d\n", eff.MaxLines, eff.MaxBytes)
 	}
+	printMCPServers(stdout, eff.MCPServers)
 	return nil
+}
+
+// printMCPServers lists the location's MCP servers as configured, secrets
+// as their references.
+func printMCPServers(w io.Writer, srvs []config.MCPServer) {
+	for _, s := range srvs {
+		state := "enabled"
+		if !s.Enabled {
+			state = "not enabled: " + s.Why
+		}
+		fmt.Fprintf(w, "  mcp server %s  %s  source %s  trust %v  %s\n", s.Name, s.Transport(), s.Source, s.Trust, state)
+		if s.URL != "" {
+			fmt.Fprintf(w, "    url %s\n", s.URL)
+		} else {
+			fmt.Fprintf(w, "    command %q\n", s.Command)
+		}
+		for _, kv := range []struct {
+			what string
+			m    map[string]string
+		}{{"env", s.Env}, {"header", s.Headers}} {
+			for _, k := range slices.Sorted(maps.Keys(kv.m)) {
+				fmt.Fprintf(w, "    %s %s=%q\n", kv.what, k, kv.m[k])
+			}
+		}
+		fmt.Fprintf(w, "    deny_all %v", s.DenyAll)
+		if len(s.Allow) > 0 {
+			lists := make([]string, len(s.Allow))
+			for i, l := range s.Allow {
+				lists[i] = fmt.Sprintf("%q", l)
+			}
+			fmt.Fprintf(w, "  allow %s", strings.Join(lists, " ∩ "))
+		}
+		if s.TicketTTL > 0 {
+			fmt.Fprintf(w, "  ticket_ttl %s", s.TicketTTL)
+		}
+		if len(s.Narrowed) > 0 {
+			fmt.Fprintf(w, "  narrowed by %s", strings.Join(s.Narrowed, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // defaultData is the data directory when --data is not given.
