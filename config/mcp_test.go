@@ -74,10 +74,10 @@ func TestMCPDecodeRefused(t *testing.T) {
 
 // mcpLayers writes the user's file and the project's and resolves the
 // location's servers.
-func mcpLayers(t *testing.T, user, project string) ([]config.MCPServer, error, string, string) {
+func mcpLayers(t *testing.T, user, project string) (srvs []config.MCPServer, userFile, projectFile string, err error) {
 	t.Helper()
 	dir := t.TempDir()
-	userFile := filepath.Join(dir, "user.yaml")
+	userFile = filepath.Join(dir, "user.yaml")
 	loc := filepath.Join(dir, "loc")
 	if err := os.MkdirAll(filepath.Join(loc, ".stepgate"), 0o700); err != nil {
 		t.Fatal(err)
@@ -92,8 +92,8 @@ func mcpLayers(t *testing.T, user, project string) ([]config.MCPServer, error, s
 			t.Fatal(err)
 		}
 	}
-	srvs, err := config.Loader{UserFile: userFile}.MCPServers(loc)
-	return srvs, err, userFile, config.ProjectFile(loc)
+	srvs, err = config.Loader{UserFile: userFile}.MCPServers(loc)
+	return srvs, userFile, config.ProjectFile(loc), err
 }
 
 // The accepted forms, and how the user's file and the project's combine.
@@ -109,7 +109,7 @@ func TestMCPServersCombine(t *testing.T) {
 		"  lint: {command: [./lint-mcp], env: {LEVEL: \"3\"}}\n" +
 		"  build: {command: [./build-mcp]}\n" +
 		"  docs: {url: \"http://127.0.0.1:8/mcp\", headers: {X-Project: demo}}\n"
-	srvs, err, uf, pf := mcpLayers(t, user, project)
+	srvs, uf, pf, err := mcpLayers(t, user, project)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestMCPServersProjectRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
-			_, err, uf, pf := mcpLayers(t, user, tt.project)
+			_, uf, pf, err := mcpLayers(t, user, tt.project)
 			if err == nil || !strings.HasPrefix(err.Error(), pf+tt.want) || !errors.Is(err, config.ErrInvalid) {
 				t.Fatalf("MCPServers = %v, want %q", err, pf+tt.want)
 			}
