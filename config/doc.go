@@ -13,4 +13,15 @@
 // the rules say, and an "always" saves nothing for it. Any layer may add;
 // only the user's file may remove, and a project file that tries is an
 // error. A project file reached through a symlink is refused.
+//
+// MCP servers (mcp: {NAME: {command, env} | {url, headers}, trust,
+// deny_all, allow, ticket_ttl}) combine into [MCPServer]s (see
+// [ResolveMCP]). A project's file is untrusted input: it may declare a
+// server, but a stdio server it declares runs only when the user's file
+// names it in mcp_project_servers; it may not trust a server, use a secret
+// reference, or replace how a server the user's file declares is reached —
+// only narrow it. Values may hold secret://NAME references (env and
+// headers, the user's file only), kept as written here and resolved by
+// [Secrets] at the moment of use into a [ResolvedServer] that prints only
+// the references; config resolves no secret into anything it stores.
 package config
