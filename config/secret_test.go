@@ -195,3 +195,32 @@ func TestResolvedServerRedacts(t *testing.T) {
 		}
 	}
 }
+
+// secrets_file is relative to the user's file; a directory is refused;
+// without a user's file only the environment is read.
+func TestSecretsFileOfTheUsersFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(user, []byte("secrets_file: secrets.json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secrets.json"), []byte(`{"SG_REL": "file-plaintext-2"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := config.Loader{UserFile: user}.Secrets()
+	if err != nil || s.File != filepath.Join(dir, "secrets.json") {
+		t.Fatalf("Secrets = %+v, %v", s, err)
+	}
+	if v, err := s.Resolve(ctx, "secret://SG_REL"); err != nil || v != "file-plaintext-2" {
+		t.Errorf("Resolve = %q, %v", v, err)
+	}
+	_, err = (&config.Secrets{File: dir}).Resolve(ctx, "secret://SG_REL")
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Errorf("a directory as the secrets file: %v", err)
+	}
+	s, err = config.Loader{}.Secrets()
+	if err != nil || s.File != "" {
+		t.Errorf("no user's file: %+v, %v", s, err)
+	}
+}
