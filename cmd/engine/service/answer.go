@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,10 +80,10 @@ var errStopping = fmt.Errorf("%w: engine is stopping: send the request again", c
 // (await_timeout) or when the service stops (ctx). Any number of waiters
 // therefore leave every endpoint — first the reply that releases them —
 // free. wg counts the waiters still to be answered.
-func (r *responder) startAwait(ctx context.Context, req micro.Request, start time.Time, areq commands.AwaitRequest, w commands.StepWatcher, wg *sync.WaitGroup) {
-	wg.Add(1)
+func (r *responder) startAwait(ctx context.Context, req micro.Request, start time.Time, areq commands.AwaitRequest, w commands.StepWatcher, live *inflight) {
+	live.wg.Add(1) // the caller's request holds the count above zero until WatchStep returns
 	w.WatchStep(ctx, areq, func(out *commands.StepOutcome, err error) {
-		defer wg.Done()
+		defer live.leave()
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // not worth a log line per waiter
 			r.answer(req, start, nil, errStopping)
 			return

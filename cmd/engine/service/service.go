@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -109,7 +108,7 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 		return nil, fmt.Errorf("add service: %w", err)
 	}
 	sem := make(chan struct{}, maxInFlight)
-	var wg sync.WaitGroup
+	var live inflight
 	for name, ep := range endpoints() {
 		md, err := metadata(name)
 		if err != nil {
@@ -142,15 +141,21 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 				r.refuse(req, start, errStopping)
 				return
 			}
-			wg.Go(func() {
+			if !live.enter() { // stop has begun
+				<-sem
+				r.refuse(req, start, errStopping)
+				return
+			}
+			go func() {
+				defer live.leave()
 				defer func() { <-sem }()
 				if await {
-					r.startAwait(ctx, req, start, areq, api, &wg)
+					r.startAwait(ctx, req, start, areq, api, &live)
 					return
 				}
 				resp, err := w(ctx, api)
 				r.answer(req, start, resp, err)
-			})
+			}()
 		})
 		if err := svc.AddEndpoint(name, handler, micro.WithEndpointSubject(client.Subject(name)), micro.WithEndpointMetadata(md)); err != nil {
 			_ = svc.Stop()
@@ -164,7 +169,7 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 	return func() error {
 		<-ctx.Done()
 		err := svc.Stop()
-		wg.Wait()
+		live.stop()
 		return err
 	}, nil
 }
