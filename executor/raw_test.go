@@ -56,13 +56,19 @@ func TestNewRawValidatesArgumentsBeforeTheHandler(t *testing.T) {
 }
 
 func TestNewRawRefusesInvalidDescriptors(t *testing.T) {
-	run := func(context.Context, executor.Call, json.RawMessage) (executor.Result, error) { return executor.Result{}, nil }
+	run := func(context.Context, executor.Call, json.RawMessage) (executor.Result, error) {
+		return executor.Result{}, nil
+	}
 	bad := map[string]func(*descriptor.Descriptor){
-		"name":          func(d *descriptor.Descriptor) { d.Name = "has space" },
-		"schema":        func(d *descriptor.Descriptor) { d.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":7}}}`) },
+		"name": func(d *descriptor.Descriptor) { d.Name = "has space" },
+		"schema": func(d *descriptor.Descriptor) {
+			d.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":7}}}`)
+		},
 		"not an object": func(d *descriptor.Descriptor) { d.InputSchema = json.RawMessage(`{"type":"string"}`) },
 		"missing":       func(d *descriptor.Descriptor) { d.InputSchema = nil },
-		"external ref":  func(d *descriptor.Descriptor) { d.InputSchema = json.RawMessage(`{"type":"object","$ref":"http://x/y.json"}`) },
+		"external ref": func(d *descriptor.Descriptor) {
+			d.InputSchema = json.RawMessage(`{"type":"object","$ref":"http://x/y.json"}`)
+		},
 		"output schema": func(d *descriptor.Descriptor) { d.OutputSchema = json.RawMessage(`{"type":"nope"}`) },
 		"effect":        func(d *descriptor.Descriptor) { d.Effect = "sometimes" },
 	}
