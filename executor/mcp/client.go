@@ -32,9 +32,10 @@ type Options struct {
 	// attempts: it doubles from MinBackoff after each failure up to
 	// MaxBackoff, and each wait is drawn from [d/2, d). Defaults 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
-	// KeepAlive, when positive, pings the server at that interval and drops
-	// the connection when it stops answering. Default 0: a stdio server's
-	// exit and an HTTP server's failed requests are noticed without it.
+	// KeepAlive pings the server at that interval and drops the connection
+	// when it stops answering, so an HTTP server that went away is noticed
+	// without a call (a stdio server's exit is noticed at once). Default
+	// 30s; negative disables it.
 	KeepAlive time.Duration
 	// ConnectTimeout bounds one connection attempt, listing included.
 	// Default 30s.
@@ -83,6 +84,12 @@ func NewClient(name string, opts Options) (*Client, error) {
 	}
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(30*time.Second, opts.MinBackoff)
+	}
+	switch {
+	case opts.KeepAlive == 0:
+		opts.KeepAlive = 30 * time.Second
+	case opts.KeepAlive < 0:
+		opts.KeepAlive = 0
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = 30 * time.Second

@@ -107,14 +107,25 @@ func (c *Client) handler(remote string) executor.RawHandler {
 	}
 }
 
+// JSON-RPC codes the SDK uses for its own side's failures: a request the
+// transport could not deliver, a client or server closing.
+const (
+	codeRejected      = -32005
+	codeServerClosing = -32004
+	codeClientClosing = -32003
+)
+
 // callError words a failed call for the model: the call's own end, an error
-// the server answered with, or the server being unavailable.
+// the server answered with, or the server being unavailable. A server that
+// is unavailable mid-call has its connection closed, so the client
+// reconnects (an HTTP session whose server went away would otherwise stay).
 func (c *Client) callError(ctx context.Context, s *session, err error) string {
 	if ctx.Err() != nil {
 		return "Tool call was cancelled: " + ctx.Err().Error()
 	}
-	if we, ok := errors.AsType[*jsonrpc.Error](err); ok {
+	if we, ok := errors.AsType[*jsonrpc.Error](err); ok && we.Code != codeRejected && we.Code != codeServerClosing && we.Code != codeClientClosing {
 		return fmt.Sprintf("MCP server %s refused the call: %s", c.name, s.srv.scrub(oneLine(we.Message)))
 	}
+	go func() { _ = s.cs.Close() }()
 	return Unavailable(c.name, s.srv.scrub(oneLine(err.Error())))
 }
