@@ -99,6 +99,9 @@ func NewClient(name string, opts Options) (*Client, error) {
 	return c, nil
 }
 
+// String names the client's server; nothing resolved is printed.
+func (c *Client) String() string { return "mcp client " + c.name }
+
 // Name returns the server's configured name.
 func (c *Client) Name() string { return c.name }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stepgate/stepgate/executor/mcp"
 	"github.com/stepgate/stepgate/executor/mcp/mcptest"
@@ -47,7 +48,9 @@ func TestHTTPServerKilledThenBack(t *testing.T) {
 		t.Fatalf("call to a killed server: %+v", res)
 	}
 	t.Logf("the model reads: %s", res.Text())
-	if _, next = r.await(t, next, func(s mcp.ToolSet) bool { return s.Phase == mcp.Down }); r.c.State().Phase == mcp.Ready {
+	// The failed call drops the connection at once (the SDK's own retries
+	// would take seconds): the client is down and reconnecting.
+	if _, next = r.awaitWithin(t, 3*time.Second, next, func(s mcp.ToolSet) bool { return s.Phase == mcp.Down }); r.c.State().Phase == mcp.Ready {
 		t.Fatal("ready while the server is gone")
 	}
 	addr := strings.TrimSuffix(strings.TrimPrefix(h.URL, "http://"), "/mcp")

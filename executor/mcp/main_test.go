@@ -95,7 +95,13 @@ func startResolve(t *testing.T, name string, resolve func(context.Context) (mcp.
 // await returns the first tool set handed over (from the n-th on) that ok accepts.
 func (r *running) await(t *testing.T, from int, ok func(mcp.ToolSet) bool) (mcp.ToolSet, int) {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
+	return r.awaitWithin(t, 15*time.Second, from, ok)
+}
+
+// awaitWithin is await with its own time limit.
+func (r *running) awaitWithin(t *testing.T, limit time.Duration, from int, ok func(mcp.ToolSet) bool) (mcp.ToolSet, int) {
+	t.Helper()
+	deadline := time.After(limit)
 	for {
 		r.mu.Lock()
 		for i := from; i < len(r.sets); i++ {
@@ -110,7 +116,8 @@ func (r *running) await(t *testing.T, from int, ok func(mcp.ToolSet) bool) (mcp.
 		select {
 		case <-r.kick:
 		case <-deadline:
-			t.Fatalf("no such tool set; state %+v", r.c.State())
+			st := r.c.State()
+			t.Fatalf("no such tool set; state %s (%s), %d tools", st.Phase, st.LastError, len(st.Tools))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -59,6 +60,11 @@ func environ(env map[string]string) []string {
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+}
+
+// String names the headers set, not their values.
+func (t *headerTransport) String() string {
+	return fmt.Sprintf("headers %v", slices.Sorted(maps.Keys(t.headers)))
 }
 
 // RoundTrip sends a copy of req carrying the headers.
