@@ -31,11 +31,12 @@ func TestStdioToolsEffectsAndResults(t *testing.T) {
 	calls := tempFile(t, "calls", "")
 	srv := stdio(t, "test", true, mcptest.Flags{Calls: calls})
 	srv.Env = map[string]string{"ONLY_THIS": "1"}
+	srv.Dir = t.TempDir()
 	t.Setenv("HOST_SECRET_TOKEN", "do-not-pass")
 	r := start(t, srv)
 	set, _ := r.await(t, 0, ready)
 
-	want := []string{"mcp__test__big", "mcp__test__danger_rm", "mcp__test__echo", "mcp__test__environ", "mcp__test__fail",
+	want := []string{"mcp__test__big", "mcp__test__cwd", "mcp__test__danger_rm", "mcp__test__echo", "mcp__test__environ", "mcp__test__fail",
 		"mcp__test__image", "mcp__test__mixed", "mcp__test__pid", "mcp__test__slow"}
 	if got := names(set); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -99,7 +100,10 @@ func TestStdioToolsEffectsAndResults(t *testing.T) {
 			t.Errorf("the server's environment has %s", name)
 		}
 	}
-	if got := readLines(t, calls); len(got) != 6 || got[0] != `echo {"text":"hi"}` {
+	if wd := call(t, ctx, set, "mcp__test__cwd", `{}`).Text(); wd != srv.Dir {
+		t.Errorf("the server runs in %s, want %s", wd, srv.Dir)
+	}
+	if got := readLines(t, calls); len(got) != 7 || got[0] != `echo {"text":"hi"}` {
 		t.Errorf("calls file: %q", got)
 	}
 }

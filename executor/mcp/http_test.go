@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -69,7 +70,11 @@ func TestServerNeverPrintsItsSecrets(t *testing.T) {
 		Env: map[string]string{"API_KEY": token}, Redact: []string{token}}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("connect", "server", s)
-	for _, out := range []string{s.String(), fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q", s, s, s, s, s), fmt.Sprint([]mcp.Server{s}), logged.String()} {
+	js, err := json.Marshal(map[string]any{"s": s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{s.String(), fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q", s, s, s, s, s), fmt.Sprint([]mcp.Server{s}), logged.String(), string(js)} {
 		if strings.Contains(out, token) {
 			t.Errorf("printed the secret: %s", out)
 		}

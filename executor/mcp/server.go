@@ -10,6 +10,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -32,6 +33,9 @@ type Server struct {
 	// variables, plus PATH and HOME from the host's environment when Env
 	// does not set them. Nothing else of the host's environment is passed.
 	Env map[string]string
+	// Dir is the working directory of a stdio server's process; empty: the
+	// host's.
+	Dir string
 	// URL is the endpoint of a streamable HTTP server.
 	URL string
 	// Headers are sent with every HTTP request to URL.
@@ -102,6 +106,23 @@ func (s Server) LogValue() slog.Value {
 	}
 	attrs = append(attrs, slog.Any("env", slices.Sorted(maps.Keys(s.Env))), slog.Any("headers", slices.Sorted(maps.Keys(s.Headers))))
 	return slog.GroupValue(attrs...)
+}
+
+// MarshalJSON writes what LogValue shows: names, never values, so a Server
+// that ends up in a record or a response leaks nothing.
+func (s Server) MarshalJSON() ([]byte, error) {
+	v := struct {
+		Name    string   `json:"name"`
+		Command string   `json:"command,omitempty"`
+		URL     string   `json:"url,omitempty"`
+		Env     []string `json:"env,omitempty"`
+		Headers []string `json:"headers,omitempty"`
+		Trust   bool     `json:"trust"`
+	}{Name: s.Name, URL: s.scrub(s.URL), Env: slices.Sorted(maps.Keys(s.Env)), Headers: slices.Sorted(maps.Keys(s.Headers)), Trust: s.Trust}
+	if len(s.Command) > 0 {
+		v.Command = s.scrub(s.Command[0])
+	}
+	return json.Marshal(v)
 }
 
 // minRedact is the shortest value scrubbed: shorter ones ("1", "on") would

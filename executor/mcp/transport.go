@@ -27,6 +27,7 @@ func transport(s Server, log *slog.Logger) sdk.Transport {
 	if len(s.Command) > 0 {
 		cmd := exec.Command(s.Command[0], s.Command[1:]...)
 		cmd.Env = environ(s.Env)
+		cmd.Dir = s.Dir
 		cmd.Stderr = &stderrLog{log: log, server: s}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}

@@ -10,6 +10,7 @@
 //	mixed      {}            text, structured content, audio, embedded resources, a resource link
 //	fail       {}            an isError result
 //	slow       {ms}          waits ms milliseconds, or until cancelled
+//	cwd        {}            its working directory
 //	pid        {}            its process id
 //	environ    {}            the names of its environment variables, sorted
 //

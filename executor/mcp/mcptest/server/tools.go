@@ -107,6 +107,14 @@ func (ts *testServer) tools(set string) []tool {
 					return nil, ctx.Err()
 				}
 			}},
+		{&mcp.Tool{Name: "cwd", Description: "Returns its working directory.", InputSchema: obj(``)},
+			func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
+				wd, err := os.Getwd()
+				if err != nil {
+					return nil, err
+				}
+				return textResult(wd), nil
+			}},
 		{&mcp.Tool{Name: "pid", Description: "Returns its process id.", InputSchema: obj(``)},
 			func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
 				return textResult(fmt.Sprint(os.Getpid())), nil
