@@ -13,8 +13,10 @@ import (
 const ProcessLayer = "process"
 
 // Tool is a tool in the raw form the engine drives: JSON arguments in, a Result out.
-// Its descriptor is derived from Go types and its schemas are compiled once, by New;
-// there is no other way to build one. A Tool is immutable and safe for concurrent use.
+// A typed tool's descriptor is derived from Go types by New; a tool whose descriptor
+// arrives as data (an MCP server's) is built by NewRaw. Either way its schemas are
+// compiled once and a call's arguments are checked against the input schema before
+// its handler runs. A Tool is immutable and safe for concurrent use.
 type Tool struct {
 	desc     descriptor.Descriptor
 	identity string
@@ -24,7 +26,7 @@ type Tool struct {
 	awaits   bool // awaits a human's answers before it runs
 }
 
-// Option adjusts a tool built by New.
+// Option adjusts a tool built by New or NewRaw.
 type Option func(*options)
 
 type options struct {
