@@ -166,6 +166,8 @@ func protectedCalls() []struct {
 		{"patch a plain file and a hook", call("c", "apply_patch", patch(update("src/a.go"), update(".git/hooks/pre-commit"))), []string{"src/a.go", ".git/hooks/pre-commit"}},
 		{"patch: add a hook", call("c", "apply_patch", patch("*** Add File: .git/hooks/pre-push\n+#!/bin/sh")), []string{".git/hooks/pre-push"}},
 		{"patch: delete the project file", call("c", "apply_patch", patch("*** Delete File: .stepgate/config.yaml")), []string{".stepgate/config.yaml"}},
+		{"patch: move a plain file onto a hook", call("c", "apply_patch", patch("*** Update File: src/a.go\n*** Move to: .git/hooks/pre-commit\n-x = 1\n+x = 2")), []string{"src/a.go", ".git/hooks/pre-commit"}},
+		{"patch: move a hook away", call("c", "apply_patch", patch("*** Update File: .git/hooks/pre-commit\n*** Move to: src/hook.sh")), []string{".git/hooks/pre-commit", "src/hook.sh"}},
 		{"an output redirection into .git/config", call("c", "redirect_fx", map[string]string{"target": ".git/config"}), []string{".git/config"}},
 	}
 }

@@ -15,24 +15,12 @@ import (
 
 // ApplyPatchInput is the input of apply_patch.
 type ApplyPatchInput struct {
-	PatchText string `json:"patchText" jsonschema:"description=The patch: *** Begin Patch / *** Add File: | *** Update File: | *** Delete File: sections / *** End Patch"`
+	PatchText string `json:"patchText" jsonschema:"description=The patch: *** Begin Patch then *** Add File: / *** Update File: (with optional *** Move to:) / *** Delete File: sections then *** End Patch (see the tool's description)"`
 }
 
-const applyPatchDescription = `Apply a patch that adds, updates and deletes files. Format:
-*** Begin Patch
-*** Add File: path/new.go
-+each line of the new file, prefixed with +
-*** Update File: path/old.go
-@@ optional line to find first (e.g. a function signature)
- a context line (prefixed with a space)
--a line to remove
-+a line to add
-*** Delete File: path/gone.go
-*** End Patch
-An update may hold several @@ hunks; each must match the file exactly after the previous one. Files are changed one after another, in patch order: if one fails, the result says exactly which files were already changed and which were not touched.`
-
 // ApplyPatch builds apply_patch. Permission: one edit request naming every
-// file, and external_directory for each directory outside the location.
+// file it writes or deletes (both paths of a move), and external_directory
+// for each directory outside the location.
 func ApplyPatch() (*executor.Tool, error) {
 	return executor.New("apply_patch", applyPatchDescription, applyPatch,
 		executor.WithEffect(descriptor.SideEffecting), executor.WithAction("edit"),
@@ -44,21 +32,31 @@ func ApplyPatch() (*executor.Tool, error) {
 			var reqs []descriptor.Request
 			var files []string
 			for _, op := range ops {
-				p, err := c.Resolve(op.path, false)
-				if err != nil {
-					return nil, err
-				}
-				for _, r := range p.Requests() {
-					if !slices.ContainsFunc(reqs, func(q descriptor.Request) bool { return slices.Equal(q.Resources, r.Resources) }) {
-						reqs = append(reqs, r)
+				for _, path := range op.paths() {
+					p, err := c.Resolve(path, false)
+					if err != nil {
+						return nil, err
 					}
-				}
-				if !slices.Contains(files, p.Resource()) {
-					files = append(files, p.Resource())
+					for _, r := range p.Requests() {
+						if !slices.ContainsFunc(reqs, func(q descriptor.Request) bool { return slices.Equal(q.Resources, r.Resources) }) {
+							reqs = append(reqs, r)
+						}
+					}
+					if !slices.Contains(files, p.Resource()) {
+						files = append(files, p.Resource())
+					}
 				}
 			}
 			return append(reqs, descriptor.Request{Action: "edit", Resources: files, Save: []string{"*"}}), nil
 		}))
+}
+
+// paths are the paths a section touches: its file, then a move's destination.
+func (op patchOp) paths() []string {
+	if op.moveTo != "" {
+		return []string{op.path, op.moveTo}
+	}
+	return []string{op.path}
 }
 
 func applyPatch(_ context.Context, c executor.Call, in ApplyPatchInput) (string, error) {
@@ -66,88 +64,77 @@ func applyPatch(_ context.Context, c executor.Call, in ApplyPatchInput) (string,
 	if err != nil {
 		return "", fmt.Errorf("patch: %w", err)
 	}
-	for _, op := range ops { // before any change: every file is still where it was approved
-		if _, err := c.Resolve(op.path, false); errors.Is(err, executor.ErrPathChanged) {
-			//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
-			return "", fmt.Errorf("%w\nNo file was changed.", err)
+	// Before any change: every path is still where it was approved.
+	paths := make([][2]executor.Path, len(ops))
+	for i, op := range ops {
+		for j, path := range op.paths() {
+			p, err := c.Resolve(path, false)
+			if errors.Is(err, executor.ErrPathChanged) {
+				//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
+				return "", fmt.Errorf("%w\nNo file was changed.", err)
+			}
+			if err != nil {
+				//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
+				return "", fmt.Errorf("%s failed: %w\nNo file was changed.", sectionName(op), err)
+			}
+			paths[i][j] = p
 		}
 	}
+	steps, err := planPatch(ops, paths)
+	if err != nil {
+		//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
+		return "", fmt.Errorf("%w\nNo file was changed.", err)
+	}
+	return commitPatch(steps)
+}
+
+// commitPatch writes what planPatch computed, in patch order. A write that
+// fails (the disk's doing: everything was checked) stops it, and the error
+// says which files were changed and which sections were not attempted.
+func commitPatch(steps []patchStep) (string, error) {
 	var done []string
-	for i, op := range ops {
-		if err := applyOp(c, op); err != nil {
+	for i, s := range steps {
+		if half, err := s.apply(); err != nil {
+			if half != "" {
+				done = append(done, half)
+			}
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s %s failed: %v", verbOf(op.kind), op.path, err)
+			fmt.Fprintf(&b, "%s failed: %v", sectionName(s.op), err)
 			if len(done) > 0 {
 				fmt.Fprintf(&b, "\nAlready applied (left in place): %s", strings.Join(done, "; "))
 			} else {
 				b.WriteString("\nNo file was changed.")
 			}
-			if rest := ops[i+1:]; len(rest) > 0 {
+			if rest := steps[i+1:]; len(rest) > 0 {
 				var names []string
 				for _, r := range rest {
-					names = append(names, r.path)
+					names = append(names, r.op.path)
 				}
 				fmt.Fprintf(&b, "\nNot attempted: %s", strings.Join(names, ", "))
 			}
 			return "", errors.New(b.String())
 		}
-		done = append(done, pastOf(op.kind)+" "+op.path)
+		done = append(done, s.done())
 	}
 	return "Applied the patch:\n" + strings.Join(done, "\n"), nil
 }
 
-// verbOf and pastOf name an operation in a failure and in a report.
-func verbOf(kind string) string {
-	switch kind {
-	case patchAdd:
-		return "Add"
-	case patchDelete:
-		return "Delete"
+// apply makes the step's change, going through os.Root inside the
+// location. For a move whose destination was written but whose source could
+// not be removed, half says what was done.
+func (s patchStep) apply() (half string, err error) {
+	if s.remove {
+		return "", removeResolved(s.target)
 	}
-	return "Update"
-}
-
-func pastOf(kind string) string {
-	switch kind {
-	case patchAdd:
-		return "added"
-	case patchDelete:
-		return "deleted"
+	if _, err := write(s.target, []byte(s.content)); err != nil {
+		return "", pathErr(err)
 	}
-	return "updated"
-}
-
-// applyOp changes one file, resolving its path again (time has passed
-// since the decision) and going through os.Root inside the location.
-func applyOp(c executor.Call, op patchOp) error {
-	p, err := c.Resolve(op.path, false)
-	if err != nil {
-		return err
-	}
-	switch op.kind {
-	case patchAdd:
-		if fi, err := statResolved(p); err == nil && !fi.IsDir() {
-			return errors.New("the file already exists; update it instead")
+	if s.move {
+		if err := removeResolved(s.source); err != nil {
+			return "wrote " + s.op.moveTo, fmt.Errorf("%s was written, but %s could not be removed: %w", s.op.moveTo, s.op.path, err)
 		}
-		content := strings.Join(op.lines, "\n")
-		if len(op.lines) > 0 {
-			content += "\n"
-		}
-		_, err := write(p, []byte(content))
-		return err
-	case patchDelete:
-		return removeResolved(p)
 	}
-	content, err := readResolved(p)
-	if err != nil {
-		return err
-	}
-	updated, err := applyHunks(content, op.hunks)
-	if err != nil {
-		return err
-	}
-	_, err = write(p, []byte(updated))
-	return err
+	return "", nil
 }
 
 func removeResolved(p executor.Path) error {
@@ -163,7 +150,7 @@ func removeResolved(p executor.Path) error {
 		err = root.Remove(p.Rel)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("no such file")
+		return errNoSuchFile
 	}
-	return err
+	return pathErr(err)
 }

@@ -74,7 +74,8 @@ func TestApplyPatch(t *testing.T) {
 		t.Errorf("external file %q", b)
 	}
 
-	// A later failure: what was applied is reported and left, the rest untouched.
+	// A later section that cannot apply: nothing is written, not even the
+	// sections before it.
 	partial := "*** Begin Patch\n" +
 		"*** Update File: main.go\n-\treturn 2\n+\treturn 3\n" +
 		"*** Update File: crlf.txt\n-three\n+3\n" +
@@ -85,13 +86,13 @@ func TestApplyPatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = p.Run(context.Background())
-	want = "Update crlf.txt failed: hunk 1: its context and removed lines were not found in order; read the file again\n" +
-		"Already applied (left in place): updated main.go\nNot attempted: later.txt"
+	want = "Update crlf.txt failed: hunk 1: its context and removed lines were not found in order after the previous hunk, exactly or ignoring whitespace or typographic punctuation; read the file again\n" +
+		"No file was changed."
 	if res.Text() != want || !res.IsError {
 		t.Errorf("partial: %q (error %v), want %q", res.Text(), res.IsError, want)
 	}
-	if got := get("main.go"); got != "package main\n\nfunc a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 3\n}\n" {
-		t.Errorf("main.go after the partial patch: %q", got)
+	if got := get("main.go"); got != "package main\n\nfunc a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 2\n}\n" {
+		t.Errorf("main.go after the refused patch: %q", got)
 	}
 	if get("later.txt") != "<absent>" {
 		t.Error("a file after the failure was written")
