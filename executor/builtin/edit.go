@@ -43,7 +43,7 @@ const absent = "absent"
 // editDescription is what the model reads of edit.
 const editDescription = "Replace text in a file. oldString must occur exactly once (whitespace and indentation included), unless replaceAll is set, which replaces every exact occurrence. " +
 	"Line endings do not matter: oldString may use LF or CRLF whatever the file uses, and newString is written in the file's own line ending (the one most of its lines use); a byte-order mark is kept. " +
-	"Only when there is no exact match, these tolerant passes are tried in order, each used only if it finds exactly one place (never with replaceAll): " +
+	"Only when there is no exact match, these tolerant passes are tried in order; the first that finds oldString decides, and it must find exactly one place (it replaces that one, with or without replaceAll; more places are an error): " +
 	"1) whole lines compared ignoring trailing spaces and tabs; " +
 	"2) whole lines whose indentation differs by the same whitespace prefix on every non-blank line (newString is shifted by it too); " +
 	"3) the escapes \\n \\t \\r \\\" \\' \\\\ in oldString and newString read as the characters they stand for; " +
