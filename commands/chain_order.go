@@ -18,11 +18,8 @@ import (
 
 // sharesPath reports whether calls a and b resolved a real path in common.
 func sharesPath(a, b *planned) bool {
-	if a.prepared == nil || b.prepared == nil {
-		return false
-	}
-	for _, pa := range a.prepared.Paths() {
-		for _, pb := range b.prepared.Paths() {
+	for _, pa := range pathsOf(a) {
+		for _, pb := range pathsOf(b) {
 			if pa.Real == pb.Real {
 				return true
 			}
@@ -31,10 +28,84 @@ func sharesPath(a, b *planned) bool {
 	return false
 }
 
-// anyShared reports whether two of calls share a path (the usual step:
-// no, and nothing is allocated to find out).
-func anyShared(calls []*planned) bool {
+// pathsOf is the real paths call c resolved when it was decided.
+func pathsOf(c *planned) []executor.ResolvedPath {
+	if c.prepared == nil {
+		return nil
+	}
+	return c.prepared.Paths()
+}
+
+// pairwiseUpTo is how many calls with paths are compared pairwise; past it
+// a map of their real paths finds the sharing (a step may hold thousands of
+// calls).
+const pairwiseUpTo = 16
+
+// chains splits calls into chains, each in model order: calls linked by a
+// shared path, directly or through other calls, are in one chain. It
+// returns nil when no two calls share a path (the usual step; nothing is
+// allocated to find out when there are few calls with paths).
+func chains(calls []*planned) [][]*planned {
+	withPaths := 0
+	for _, c := range calls {
+		if len(pathsOf(c)) > 0 {
+			withPaths++
+		}
+	}
+	if withPaths < 2 || withPaths <= pairwiseUpTo && !anySharedPairwise(calls) {
+		return nil
+	}
+	parent := make([]int, len(calls)) // a union-find over call indexes
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	owner := make(map[string]int) // real path → the first call that resolved it
+	shared := false
+	for i, c := range calls {
+		for _, p := range pathsOf(c) {
+			j, ok := owner[p.Real]
+			if !ok {
+				owner[p.Real] = i
+				continue
+			}
+			if a, b := find(i), find(j); a != b {
+				parent[max(a, b)] = min(a, b) // the root is a chain's first call
+				shared = true
+			}
+		}
+	}
+	if !shared {
+		return nil
+	}
+	var out [][]*planned
+	at := make(map[int]int) // a chain's first call → its place in out
+	for i, c := range calls {
+		r := find(i)
+		n, ok := at[r]
+		if !ok {
+			n = len(out)
+			at[r] = n
+			out = append(out, nil)
+		}
+		out[n] = append(out[n], c)
+	}
+	return out
+}
+
+// anySharedPairwise reports whether two of calls share a path, comparing
+// them pairwise.
+func anySharedPairwise(calls []*planned) bool {
 	for i := range calls {
+		if len(pathsOf(calls[i])) == 0 {
+			continue
+		}
 		for j := range i {
 			if sharesPath(calls[i], calls[j]) {
 				return true
@@ -42,38 +113,6 @@ func anyShared(calls []*planned) bool {
 		}
 	}
 	return false
-}
-
-// chains splits calls into chains, each in model order: calls linked by a
-// shared path, directly or through other calls, are in one chain.
-func chains(calls []*planned) [][]*planned {
-	first := make([]int, len(calls)) // the index of the first call of i's chain
-	for i := range calls {
-		first[i] = i
-		for j := range i {
-			if first[j] == first[i] || !sharesPath(calls[i], calls[j]) {
-				continue
-			}
-			lo, hi := min(first[i], first[j]), max(first[i], first[j])
-			for k := 0; k <= i; k++ {
-				if first[k] == hi {
-					first[k] = lo
-				}
-			}
-		}
-	}
-	var out [][]*planned
-	at := make(map[int]int, len(calls)) // first index → chain in out
-	for i, c := range calls {
-		n, ok := at[first[i]]
-		if !ok {
-			n = len(out)
-			at[first[i]] = n
-			out = append(out, nil)
-		}
-		out[n] = append(out[n], c)
-	}
-	return out
 }
 
 // runChain runs a chain's calls one after the other, in model order. A call

@@ -62,14 +62,13 @@ func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned
 		return
 	}
 	var wg sync.WaitGroup
-	if !anyShared(allowed) {
+	chained := chains(allowed)
+	if chained == nil {
 		for _, c := range allowed {
 			wg.Go(func() { h.runIn(ctx, epoch, c, lim) })
 		}
-		wg.Wait()
-		return
 	}
-	for _, chain := range chains(allowed) {
+	for _, chain := range chained {
 		wg.Go(func() { h.runChain(ctx, epoch, chain, lim) })
 	}
 	wg.Wait()
