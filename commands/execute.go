@@ -8,9 +8,10 @@ import (
 	"github.com/stepgate/stepgate/executor"
 )
 
-// execute runs the allowed calls, concurrently when there are several; each
-// result lands in its own call, so model order is kept whatever order they
-// finish in. A call starts only under the lease epoch the plan was decided
+// execute runs the allowed calls, concurrently when there are several
+// (calls on one file one after the other, in model order: see runAll);
+// each result lands in its own call, so model order is kept whatever order
+// they finish in. A call starts only under the lease epoch the plan was decided
 // with (see runIn).
 func (p *plan) execute(ctx context.Context, e *submitter) {
 	var allowed []*planned
@@ -48,19 +49,27 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 	}
 }
 
-// runAll executes prepared calls, concurrently when there are several, each
-// in one of the host's execution slots (see Config.MaxExecutions), and
-// bounds each result to lim at the output store (fit bounds them further
-// to their commit's budget, at the store too, before the commit is built).
-// epoch is the host's lease epoch when the calls were decided (leaseEpoch).
+// runAll executes prepared calls (in model order), concurrently when there
+// are several — but calls that touch the same file one after the other, in
+// model order (see chains) — each in one of the host's execution slots
+// (see Config.MaxExecutions), and bounds each result to lim at the output
+// store (fit bounds them further to their commit's budget, at the store
+// too, before the commit is built). epoch is the host's lease epoch when
+// the calls were decided (leaseEpoch).
 func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned, lim executor.Limits) {
 	if len(allowed) == 1 {
 		h.runIn(ctx, epoch, allowed[0], lim)
 		return
 	}
 	var wg sync.WaitGroup
-	for _, c := range allowed {
-		wg.Go(func() { h.runIn(ctx, epoch, c, lim) })
+	chained := chains(allowed)
+	if chained == nil {
+		for _, c := range allowed {
+			wg.Go(func() { h.runIn(ctx, epoch, c, lim) })
+		}
+	}
+	for _, chain := range chained {
+		wg.Go(func() { h.runChain(ctx, epoch, chain, lim) })
 	}
 	wg.Wait()
 }

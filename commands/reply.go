@@ -226,6 +226,7 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 		}
 		w.remaining = append(w.remaining, o.ID)
 	}
+	inModelOrder(w.exec, s)
 	return project
 }
 

@@ -19,8 +19,12 @@ type Call struct {
 	// await input, see AwaitsInput); empty otherwise.
 	Answers json.RawMessage `json:"answers,omitempty"`
 	// Observed is what the tool saw when the call was decided (see
-	// WithObserve): set by Prepare on a first decision, and handed back by
-	// the engine when an approved or recovered call is prepared again.
+	// WithObserve), handed back by the engine when an approved or recovered
+	// call is prepared again: the tool compares it with the world. It is
+	// empty for a call that runs as it is decided (nothing waited, the
+	// tool acts on what it finds; Prepare records the observation for the
+	// verdict, see Prepared.Observed) and for one that follows an earlier
+	// call of its step on the same path (see Prepared.Follow).
 	Observed string `json:"observed,omitempty"`
 	// Paths are the real paths the call's paths resolved to when it was
 	// decided (see Call.Resolve): recorded by Prepare on a first decision,

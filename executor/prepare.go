@@ -73,8 +73,13 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
-	if h.observe != nil && c.Observed == "" {
-		if c.Observed, err = h.observe(c, in); err != nil {
+	// On a first decision the observation is kept for the verdict, not handed
+	// to the tool: a call that runs as it is decided waited for no one, and
+	// acts on what it finds. One handed back (an approved or recovered call)
+	// is the tool's to compare.
+	observed := c.Observed
+	if h.observe != nil && observed == "" {
+		if observed, err = h.observe(c, in); err != nil {
 			return nil, h.inputError(err.Error(), err)
 		}
 	}
@@ -82,7 +87,7 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 		c.Paths = p.book.paths
 	}
 	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, observed: c.Observed, paths: c.Paths}, c
+	p.Prepared, p.c = Prepared{requests: reqs, observed: observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

@@ -21,6 +21,7 @@ type Prepared struct {
 // settler runs one prepared call through the rest of its pipeline.
 type settler interface {
 	settle(ctx context.Context) Result
+	follow()
 }
 
 // preparedCall is a Prepared with what its run needs, in one allocation.
@@ -33,6 +34,16 @@ type preparedCall[In, Out any] struct {
 }
 
 func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
+
+func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
+
+// Follow says that an earlier call of the same step changed a path this
+// call touches, after this call was decided: the call then runs against
+// what that call left, not against what it observed when it was decided
+// (Call.Observed is dropped; the real paths are still held to the
+// decision). The engine calls it, before Run, only for a call that runs
+// right after such a call, in model order. Not safe concurrently with Run.
+func (p *Prepared) Follow() { p.call.follow() }
 
 // Observed returns what the call saw when it was decided (see WithObserve),
 // for the engine to record with the verdict; "" for tools that observe

@@ -65,10 +65,12 @@ func WithRequests[In any](f func(c Call, in In) ([]descriptor.Request, error)) O
 // WithObserve records what a call saw at decision time: f runs when a call
 // is first prepared, and its value is kept in the log with the verdict
 // (PermissionDecided.Observed) and handed to the tool as Call.Observed
-// however late the call runs — after an approval, on another host. A tool
-// compares it with the world to refuse acting on what the human did not
-// see. An error refuses the call as invalid input. In must be the tool's
-// input type; New fails with ErrOptionType otherwise.
+// when the call runs after waiting, however late — after an approval, a
+// recovery, on another host. A tool compares it with the world to refuse
+// acting on what the human did not see. A call that runs as it is decided
+// gets no Call.Observed (nothing waited). An error refuses the call as
+// invalid input. In must be the tool's input type; New fails with
+// ErrOptionType otherwise.
 func WithObserve[In any](f func(c Call, in In) (string, error)) Option {
 	return func(o *options) { o.observe = f }
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/stepgate/stepgate/descriptor"
@@ -21,83 +23,114 @@ func (r Refusal) Error() string { return string(r) }
 // Edit's fixed refusals.
 const (
 	EditIdentical Refusal = "No changes to apply: oldString and newString are identical."
-	EditEmptyOld  Refusal = "oldString must not be empty: use write to create a file or replace its whole content."
+	EditNotEmpty  Refusal = "oldString is empty, but the file is not: an empty oldString only creates a file or fills an empty one. Give the text to replace, or use write to replace the whole content."
 	EditChanged   Refusal = "File changed after permission approval. Read it again before editing."
 )
 
 // EditInput is the input of edit.
 type EditInput struct {
 	Path       string `json:"path" jsonschema:"description=The file to edit (relative to the workspace, or absolute)"`
-	OldString  string `json:"oldString" jsonschema:"description=The exact text to replace, including whitespace and indentation"`
+	OldString  string `json:"oldString" jsonschema:"description=The text to replace, as the file has it (whitespace and indentation included). Empty: create the file, or fill an empty one, with newString"`
 	NewString  string `json:"newString" jsonschema:"description=The text to put in its place"`
-	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every occurrence (default: oldString must occur once)"`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every exact occurrence (default: oldString must occur once)"`
 }
 
 const utf8BOM = "\uFEFF"
 
-// Edit builds edit: exact-match replacement in one file. It keeps the file's
-// line endings and byte-order mark, and refuses when the file changed after
-// the call was decided: the digest seen then is recorded with the verdict,
-// so an approval given later, or on another host, edits only the content the
-// approver saw. Permission: edit on the path (saved as "*"), and
-// external_directory first for a path outside the location.
+// absent is the digest edit observes for a file that does not exist.
+const absent = "absent"
+
+// editDescription is what the model reads of edit.
+const editDescription = "Replace text in a file. oldString must occur exactly once (whitespace and indentation included), unless replaceAll is set, which replaces every exact occurrence. " +
+	"Line endings do not matter: oldString may use LF or CRLF whatever the file uses, and newString is written in the file's own line ending (the one most of its lines use); a byte-order mark is kept. " +
+	"Only when there is no exact match, these tolerant passes are tried in order; the first that finds oldString decides, and it must find exactly one place (it replaces that one, with or without replaceAll; more places are an error): " +
+	"1) whole lines compared ignoring trailing spaces and tabs; " +
+	"2) whole lines whose indentation differs by the same whitespace prefix on every non-blank line (newString is shifted by it too); " +
+	"3) the escapes \\n \\t \\r \\\" \\' \\\\ in oldString and newString read as the characters they stand for; " +
+	"4) typographic punctuation folded on both sides (curly quotes to ' and \", dashes and minus to -, non-breaking and fixed-width spaces to a space; newString is written as given). " +
+	"The result says which pass matched. An empty oldString creates the file (and its directories) or fills an empty one with newString; on a file that is not empty it is an error. " +
+	"Read the file first; an edit that waited for approval is refused if the file changed meanwhile. Several edits of one file in one step apply in order, each to the file as the previous one left it."
+
+// Edit builds edit: text replacement in one file (see editDescription for
+// the passes). It keeps the file's line endings and byte-order mark. A call
+// that waited for a human (approved after a ticket, or recovered) is refused
+// when the file changed after the call was decided: the digest seen then is
+// recorded with the verdict, so an approval given later, or on another host,
+// edits only the content the approver saw. Permission: edit on the path
+// (saved as "*"), and external_directory first for a path outside the
+// location.
 func Edit() (*executor.Tool, error) {
-	return executor.New("edit",
-		"Replace exact text in a file: oldString must match the file exactly (whitespace and indentation included) and occur once, unless replaceAll is set. Line endings and a byte-order mark are kept. Read the file first; an edit is refused if the file changed after it was approved.",
+	return executor.New("edit", editDescription,
 		editFile, executor.WithEffect(descriptor.SideEffecting),
 		executor.WithRequests(func(c executor.Call, in EditInput) ([]descriptor.Request, error) {
-			switch {
-			case in.OldString == in.NewString:
+			if in.OldString == in.NewString {
 				return nil, EditIdentical
-			case in.OldString == "":
-				return nil, EditEmptyOld
 			}
 			return editRequests(c, in.Path)
 		}),
 		executor.WithObserve(func(c executor.Call, in EditInput) (string, error) {
-			_, _, digest, err := readForEdit(c, in.Path)
+			_, content, digest, err := readForEdit(c, in.Path, in.OldString == "")
+			if err == nil && in.OldString == "" && !emptyFile(content) {
+				return "", EditNotEmpty
+			}
 			return digest, err
 		}))
 }
 
-// readForEdit reads the file at path, and its digest.
-func readForEdit(c executor.Call, path string) (p executor.Path, content, digest string, err error) {
+// readForEdit reads the file at path, and its digest: absent, with no
+// error, for a missing file when missingOK.
+func readForEdit(c executor.Call, path string, missingOK bool) (p executor.Path, content, digest string, err error) {
 	if p, err = c.Resolve(path, false); err != nil {
 		return p, "", "", err
 	}
 	if content, err = readResolved(p); err != nil {
+		if missingOK && errors.Is(err, fs.ErrNotExist) {
+			return p, "", absent, nil
+		}
 		return p, "", "", fmt.Errorf("cannot edit %s: %v", path, err)
 	}
 	sum := sha256.Sum256([]byte(content))
 	return p, content, "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
+// emptyFile reports whether content is empty but for a byte-order mark.
+func emptyFile(content string) bool { return strings.TrimPrefix(content, utf8BOM) == "" }
+
 func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) {
-	p, content, digest, err := readForEdit(c, in.Path)
+	p, content, digest, err := readForEdit(c, in.Path, in.OldString == "")
 	if err != nil {
 		return "", err
 	}
 	if c.Observed != "" && digest != c.Observed {
 		return "", EditChanged
 	}
+	if in.OldString == "" {
+		return fillFile(p, in, content, digest == absent)
+	}
 	bom := strings.HasPrefix(content, utf8BOM)
 	content = strings.TrimPrefix(content, utf8BOM)
-	old, repl := in.OldString, in.NewString
-	if strings.Contains(content, "\r\n") {
-		old = toCRLF(old)
-		repl = toCRLF(repl)
-	}
-	n := strings.Count(content, old)
-	switch {
-	case n == 0:
-		return "", fmt.Errorf("oldString not found in %s: it must match the file exactly, including whitespace and indentation; read the file again", in.Path)
-	case n > 1 && !in.ReplaceAll:
-		return "", fmt.Errorf("oldString occurs %d times in %s: include more surrounding lines to make it unique, or set replaceAll", n, in.Path)
-	}
-	if in.ReplaceAll {
-		content = strings.ReplaceAll(content, old, repl)
+	eol := lineEnding(content)
+	m := matchIn{content: content, eol: eol, old: withEnding(in.OldString, eol), repl: withEnding(in.NewString, eol),
+		rawOld: in.OldString, rawRepl: in.NewString}
+	var (
+		n    int
+		pass matchPass
+	)
+	if n = strings.Count(content, m.old); n > 0 {
+		if n > 1 && !in.ReplaceAll {
+			return "", fmt.Errorf("oldString occurs %d times in %s: include more surrounding lines to make it unique, or set replaceAll", n, in.Path)
+		}
+		times := 1
+		if in.ReplaceAll {
+			times = -1
+		}
+		content = strings.Replace(content, m.old, m.repl, times)
 	} else {
-		content = strings.Replace(content, old, repl, 1)
+		var s splice
+		if s, pass, err = tolerantMatch(m, in.Path); err != nil {
+			return "", err
+		}
+		n, content = 1, content[:s.start]+s.text+content[s.end:]
 	}
 	if bom {
 		content = utf8BOM + content
@@ -105,13 +138,47 @@ func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) 
 	if _, err := write(p, []byte(content)); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
+	text := fmt.Sprintf("Edited %s: %d replacements", in.Path, n)
 	if n == 1 {
-		return fmt.Sprintf("Edited %s: 1 replacement", in.Path), nil
+		text = fmt.Sprintf("Edited %s: 1 replacement", in.Path)
 	}
-	return fmt.Sprintf("Edited %s: %d replacements", in.Path, n), nil
+	if pass != passExact {
+		text += " (matched " + string(pass) + ")"
+	}
+	return text, nil
 }
 
-// toCRLF writes s's line breaks as CRLF, for a file that uses them.
-func toCRLF(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+// tolerantMatch runs the tolerant passes in order: the first that finds
+// oldString decides, and it must find it once.
+func tolerantMatch(m matchIn, path string) (splice, matchPass, error) {
+	for _, p := range tolerantPasses {
+		switch found := p.find(m); len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], p.name, nil
+		default:
+			return splice{}, "", fmt.Errorf("oldString is not in %s exactly, and occurs %d times %s: include more surrounding lines to make it unique", path, len(found), p.name)
+		}
+	}
+	return splice{}, "", fmt.Errorf("oldString not found in %s, exactly or by the tolerant passes (trailing whitespace, indentation, escapes, punctuation): read the file again and copy the text as it is", path)
+}
+
+// fillFile is an edit with an empty oldString: it creates the file, or
+// fills an empty one, with newString.
+func fillFile(p executor.Path, in EditInput, content string, missing bool) (string, error) {
+	if !emptyFile(content) {
+		return "", EditNotEmpty
+	}
+	data := in.NewString
+	if strings.HasPrefix(content, utf8BOM) && !strings.HasPrefix(data, utf8BOM) {
+		data = utf8BOM + data
+	}
+	if _, err := write(p, []byte(data)); err != nil {
+		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
+	}
+	if missing {
+		return fmt.Sprintf("Created %s (%d bytes)", in.Path, len(in.NewString)), nil
+	}
+	return fmt.Sprintf("Filled the empty file %s (%d bytes)", in.Path, len(in.NewString)), nil
 }

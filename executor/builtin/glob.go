@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,14 +31,25 @@ type GlobInput struct {
 // external_directory for a directory outside the location).
 func Glob() (*executor.Tool, error) {
 	return executor.New("glob",
-		"Find files by name with a glob pattern (** matches any number of directories; at most 8 {a,b} groups). Returns paths relative to the workspace, most recently modified first, at most limit (default 100).",
+		"Find files by name with a glob pattern (* and ? match within one path segment, [abc] a class, {a,b} alternatives (at most 8 groups), ** any number of directories, none included). path is the directory to search (default: the workspace); a path naming a file is an error. Returns files (not directories) relative to the workspace, most recently modified first, at most limit (default 100).",
 		globFiles, executor.WithEffect(descriptor.ReadOnly),
 		executor.WithRequests(func(c executor.Call, in GlobInput) ([]descriptor.Request, error) {
 			if err := checkGlob("pattern", in.Pattern); err != nil {
 				return nil, err
 			}
+			if dir, err := resolveDir(c, in.Path); err == nil {
+				if fi, err := os.Stat(dir.Real); err == nil && !fi.IsDir() {
+					return nil, globOfFile(in.Path)
+				}
+			}
 			return searchRequests(c, in.Path, "glob", in.Pattern)
 		}))
+}
+
+// globOfFile refuses a glob whose path names a file: glob searches a
+// directory.
+func globOfFile(path string) error {
+	return fmt.Errorf("path %s is a file, not a directory: glob searches a directory (give the directory in path and the file name in pattern, or read the file)", path)
 }
 
 // resolveDir resolves a directory argument of a call: the location itself
@@ -81,10 +93,13 @@ func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error)
 	}
 	var hits []hit
 	root, start, err := searchRoot(dir)
-	if err != nil || start != "." {
-		return "No files found", nil // gone, or a file: nothing under it
+	if err != nil {
+		return "No files found", nil // gone: nothing under it
 	}
 	defer root.Close()
+	if start != "." {
+		return "", globOfFile(in.Path)
+	}
 	err = doublestar.GlobWalk(newTreeFS(root), in.Pattern, func(p string, d fs.DirEntry) error {
 		if fi, ok := fileIn(root, p, d); ok {
 			hits = append(hits, hit{path: p, mod: fi.ModTime()})

@@ -1,8 +1,10 @@
 package builtin_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +50,44 @@ func TestGlob(t *testing.T) {
 	}
 	if _, err := prepare(t, tool, loc, builtin.GlobInput{Pattern: "[unclosed"}); err == nil {
 		t.Error("an invalid pattern was accepted")
+	}
+}
+
+// glob searches a directory: a path naming a file is an error (before any
+// permission is asked, and again when the call runs), not "No files found".
+func TestGlobPathNamingAFile(t *testing.T) {
+	tool, err := builtin.Glob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := t.TempDir()
+	writeTree(t, loc, map[string]string{"dir/a.go": "", "dir/b.go": ""})
+	const want = "path dir/a.go is a file, not a directory: glob searches a directory (give the directory in path and the file name in pattern, or read the file)"
+	for _, tc := range []struct {
+		why, path, want string
+	}{
+		{"a file", "dir/a.go", want},
+		{"a directory", "dir", "dir/a.go"},
+		{"a missing directory", "gone", "No files found"},
+	} {
+		p, err := prepare(t, tool, loc, builtin.GlobInput{Pattern: "a.go", Path: tc.path})
+		if err != nil {
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: refused with %v, want %q", tc.why, err, tc.want)
+			}
+			continue
+		}
+		if got := p.Run(context.Background()).Text(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.why, got, tc.want)
+		}
+	}
+	// A directory when decided, a file when run.
+	p, err := prepare(t, tool, loc, builtin.GlobInput{Pattern: "*", Path: "dir/c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, loc, map[string]string{"dir/c": "now a file"})
+	if res := p.Run(context.Background()); !res.IsError || !strings.Contains(res.Text(), "path dir/c is a file") {
+		t.Errorf("a file when run: %q (error %v)", res.Text(), res.IsError)
 	}
 }

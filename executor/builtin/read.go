@@ -28,19 +28,22 @@ const (
 // ReadInput is the input of read.
 type ReadInput struct {
 	Path   string `json:"path" jsonschema:"description=The file or directory to read (relative to the workspace, or absolute)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"description=The line to start at, from 1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"description=At most this many lines (at most 2000)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"description=The line (of a directory: the entry) to start at, from 1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"description=At most this many lines or entries (at most 2000)"`
 }
 
 // Read builds read: a page of a text file with line numbers (at most 2000
 // lines and 50 KiB a page, lines over 2000 characters cut with a notice),
-// or a directory's listing. Binary files are refused. Permission: read on
+// or a page of a directory's listing (offset and limit count entries).
+// Binary files are refused, by extension (see binaryExtensions) or by
+// content. Permission: read on
 // the path (saved as "*"), and external_directory first for a path outside
 // the location — the build agent allows the tool-output directory, so the
 // model can page through spilled output.
 func Read() (*executor.Tool, error) {
 	return executor.New("read",
-		"Read a text file a page at a time (line-numbered; at most 2000 lines or 50 KiB a page; use offset to go on) or list a directory. Binary files are refused.",
+		"Read a text file a page at a time (line-numbered; at most 2000 lines or 50 KiB a page; lines over 2000 characters are cut with a notice; use offset to go on), or list a directory (sorted entries, directories ending in /; offset and limit count entries, at most 2000 a page). "+
+			"Binary files are refused: by extension (compiled code and objects such as .wasm .o .so .class .pyc, archives such as .zip .tar .gz .jar, images such as .png .jpg .gif — read returns no images —, audio, video, .pdf and office documents, fonts, databases) and by content (a NUL byte or invalid UTF-8 in the first 8 KiB).",
 		readPage, executor.WithEffect(descriptor.ReadOnly),
 		executor.WithRequests(func(c executor.Call, in ReadInput) ([]descriptor.Request, error) {
 			if in.Offset < 0 || in.Limit < 0 || in.Limit > ReadMaxLines {
@@ -61,9 +64,18 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 	}
 	defer f.Close()
 	if fi.IsDir() {
-		return listDir(f, in.Path)
+		return listDir(f, in)
+	}
+	if binaryByName(in.Path) {
+		return "", binaryRefusal(in.Path)
 	}
 	return pageOf(f, in)
+}
+
+// binaryRefusal is the refusal of a binary file, by name or by content.
+func binaryRefusal(path string) error {
+	//lint:ignore ST1005 the text is model-visible and spelled by the spec
+	return fmt.Errorf("Cannot read binary file: %s", path)
 }
 
 // openForModel is openResolved with the errors the model reads, naming the
@@ -142,10 +154,13 @@ func openResolved(p executor.Path) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-func listDir(f *os.File, name string) (string, error) {
+// listDir lists a directory's entries, sorted, directories marked with a
+// slash: in.Offset is the first entry shown (from 1), in.Limit how many at
+// most (default ReadMaxLines); a cut listing says how to go on.
+func listDir(f *os.File, in ReadInput) (string, error) {
 	entries, err := f.ReadDir(-1)
 	if err != nil {
-		return "", fmt.Errorf("cannot list %s: %v", name, pathErr(err))
+		return "", fmt.Errorf("cannot list %s: %v", in.Path, pathErr(err))
 	}
 	names := make([]string, len(entries))
 	for i, e := range entries {
@@ -156,17 +171,36 @@ func listDir(f *os.File, name string) (string, error) {
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
-		return name + " is an empty directory", nil
+		return in.Path + " is an empty directory", nil
 	}
-	return strings.Join(names, "\n"), nil
+	offset, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = ReadMaxLines
+	}
+	if offset > len(names) {
+		//lint:ignore ST1005 the text is model-visible and spelled by the spec
+		return "", fmt.Errorf("Offset %d is out of range: the directory has %d entries", offset, len(names))
+	}
+	page := names[offset-1:]
+	cut := len(page) > limit
+	if cut {
+		page = page[:limit]
+	}
+	out := strings.Join(page, "\n")
+	switch {
+	case cut:
+		out += fmt.Sprintf("\n(more entries follow: read again with offset %d; the directory has %d entries)", offset+limit, len(names))
+	case offset > 1:
+		out += fmt.Sprintf("\n(end of directory: %d entries)", len(names))
+	}
+	return out, nil
 }
 
 func pageOf(f *os.File, in ReadInput) (string, error) {
 	r := bufio.NewReaderSize(f, 64<<10)
 	head, _ := r.Peek(readSniffLength)
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head)) {
-		//lint:ignore ST1005 the text is model-visible and spelled by the spec
-		return "", fmt.Errorf("Cannot read binary file: %s", in.Path)
+		return "", binaryRefusal(in.Path)
 	}
 	offset, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {

@@ -28,7 +28,7 @@ type ReadFileInput struct {
 // through a symlink, are refused before any permission is asked, and checked again
 // when the file is opened.
 func ReadFile() (*executor.Tool, error) {
-	return executor.New("read_file", "Read a UTF-8 text file inside the workspace and return its text.", readFile,
+	return executor.New("read_file", "Read a UTF-8 text file inside the workspace and return its text. Binary files are refused, by extension (compiled code, archives, images, audio, video, documents, fonts, databases: the same list as read) and by content (a NUL byte or invalid UTF-8).", readFile,
 		executor.WithEffect(descriptor.ReadOnly),
 		executor.WithAction("read"),
 		executor.WithRequests(func(c executor.Call, in ReadFileInput) ([]descriptor.Request, error) {
@@ -55,6 +55,9 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 	if fi.IsDir() {
 		return "", fmt.Errorf("%s is a directory, not a file", in.Path)
 	}
+	if binaryByName(in.Path) {
+		return "", binaryRefusal(in.Path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxReadFileBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", in.Path, err)
@@ -63,8 +66,7 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 		return "", fmt.Errorf("%s is larger than %d bytes, the most read_file reads (a memory guard; nothing was returned)", in.Path, MaxReadFileBytes)
 	}
 	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-		//lint:ignore ST1005 the text is model-visible and spelled by the spec
-		return "", fmt.Errorf("Cannot read binary file: %s", in.Path)
+		return "", binaryRefusal(in.Path)
 	}
 	return string(b), nil
 }
