@@ -88,6 +88,8 @@ type rawCall struct {
 
 func (p *rawCall) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.args) }
 
+func (p *rawCall) follow() { p.c.Observed = "" }
+
 func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 	raw := bytes.TrimSpace(args)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -108,8 +110,9 @@ func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
-	if h.observe != nil && c.Observed == "" {
-		if c.Observed, err = h.observe(c, p.args); err != nil {
+	observed := c.Observed // kept for the verdict, handed to the tool only once it waited (see prepared)
+	if h.observe != nil && observed == "" {
+		if observed, err = h.observe(c, p.args); err != nil {
 			return nil, h.inputError(err.Error(), err)
 		}
 	}
@@ -117,7 +120,7 @@ func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 		c.Paths = p.book.paths
 	}
 	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, observed: c.Observed, paths: c.Paths}, c
+	p.Prepared, p.c = Prepared{requests: reqs, observed: observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

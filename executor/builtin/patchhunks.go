@@ -37,7 +37,7 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 			}
 			at = k // the hunk's lines may repeat the @@ line
 			if len(h.old()) == 0 && !h.eof {
-				lines = splice(lines, k+1, k+1, h.new())
+				lines = spliceLines(lines, k+1, k+1, h.new())
 				at = k + 1 + len(h.new())
 				continue
 			}
@@ -78,7 +78,7 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 				repl = append(repl, l.text)
 			}
 		}
-		lines = splice(lines, k, i, repl)
+		lines = spliceLines(lines, k, i, repl)
 		at = k + len(repl)
 	}
 	out := strings.Join(lines, "\n")
@@ -95,11 +95,11 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 }
 
 // matchNote says how a hunk was found, "" for exactly.
-func matchNote(pass matchPass, droppedBlank bool) string {
+func matchNote(pass hunkPass, droppedBlank bool) string {
 	switch {
-	case pass == passExact && !droppedBlank:
+	case pass == hunkExact && !droppedBlank:
 		return ""
-	case pass == passExact:
+	case pass == hunkExact:
 		return "without its blank last line"
 	case droppedBlank:
 		return pass.String() + ", without its blank last line"
@@ -108,7 +108,7 @@ func matchNote(pass matchPass, droppedBlank bool) string {
 }
 
 // splice returns lines with lines[i:j] replaced by repl.
-func splice(lines []string, i, j int, repl []string) []string {
+func spliceLines(lines []string, i, j int, repl []string) []string {
 	out := make([]string, 0, len(lines)-(j-i)+len(repl))
 	out = append(out, lines[:i]...)
 	out = append(out, repl...)

@@ -6,77 +6,58 @@ import (
 )
 
 // matchPass is how strictly a hunk's lines were compared with the file's.
-type matchPass int
+type hunkPass int
 
 // The passes, strictest first: a hunk is searched with each in turn, and the
 // first pass that finds it wins.
 const (
-	passExact matchPass = iota
-	passTrailingSpace
-	passSpace
-	passPunctuation
-	passCount
+	hunkExact hunkPass = iota
+	hunkTrailingSpace
+	hunkSpace
+	hunkPunctuation
+	hunkPassCount
 )
 
 // String is how a result names the pass.
-func (m matchPass) String() string {
+func (m hunkPass) String() string {
 	switch m {
-	case passTrailingSpace:
+	case hunkTrailingSpace:
 		return "ignoring trailing whitespace"
-	case passSpace:
+	case hunkSpace:
 		return "ignoring leading and trailing whitespace"
-	case passPunctuation:
+	case hunkPunctuation:
 		return "after normalising typographic punctuation"
 	}
 	return "exactly"
 }
 
 // normalise is a line as pass m compares it.
-func (m matchPass) normalise(s string) string {
+func (m hunkPass) normalise(s string) string {
 	switch m {
-	case passTrailingSpace:
+	case hunkTrailingSpace:
 		return strings.TrimRightFunc(s, unicode.IsSpace)
-	case passSpace:
+	case hunkSpace:
 		return strings.TrimSpace(s)
-	case passPunctuation:
-		return strings.TrimSpace(strings.Map(asciiPunctuation, s))
+	case hunkPunctuation:
+		return strings.TrimSpace(strings.Map(foldPunct, s))
 	}
 	return s
-}
-
-// asciiPunctuation maps typographic punctuation to its ASCII twin: the
-// hyphens and dashes U+2010–U+2015 and the minus sign U+2212 to -, the
-// single quotes U+2018–U+201B to ', the double quotes U+201C–U+201F to ",
-// and the no-break space U+00A0, the spaces U+2000–U+200A, U+202F, U+205F
-// and U+3000 to a space. Every other rune is itself.
-func asciiPunctuation(r rune) rune {
-	switch {
-	case r >= 0x2010 && r <= 0x2015, r == 0x2212:
-		return '-'
-	case r >= 0x2018 && r <= 0x201B:
-		return '\''
-	case r >= 0x201C && r <= 0x201F:
-		return '"'
-	case r == 0xA0, r >= 0x2000 && r <= 0x200A, r == 0x202F, r == 0x205F, r == 0x3000:
-		return ' '
-	}
-	return r
 }
 
 // seekLines finds want in lines at or after from: each pass in turn over
 // the whole range, the first position found in the strictest pass. With eof,
 // want must be the last lines. It returns -1 when no pass finds it.
-func seekLines(lines []string, from int, want []string, eof bool) (int, matchPass) {
+func seekLines(lines []string, from int, want []string, eof bool) (int, hunkPass) {
 	lo, hi := from, len(lines)-len(want)
 	if eof {
 		lo = hi
 	}
 	if lo < from || hi < lo {
-		return -1, passExact
+		return -1, hunkExact
 	}
 	var norm []string // the file's lines as the pass compares them, from lo
 	wantNorm := make([]string, len(want))
-	for pass := passExact; pass < passCount; pass++ {
+	for pass := hunkExact; pass < hunkPassCount; pass++ {
 		norm = norm[:0]
 		for _, l := range lines[lo:] {
 			norm = append(norm, pass.normalise(l))
@@ -90,7 +71,7 @@ func seekLines(lines []string, from int, want []string, eof bool) (int, matchPas
 			}
 		}
 	}
-	return -1, passExact
+	return -1, hunkExact
 }
 
 func equalLines(a, b []string) bool {
@@ -106,7 +87,7 @@ func equalLines(a, b []string) bool {
 // anchor's (an @@ line's), then, failing that, the first after normalising
 // typographic punctuation; -1 for none.
 func seekAnchor(lines []string, from int, anchor string) int {
-	for _, pass := range [...]matchPass{passSpace, passPunctuation} {
+	for _, pass := range [...]hunkPass{hunkSpace, hunkPunctuation} {
 		want := pass.normalise(anchor)
 		for i := from; i < len(lines); i++ {
 			if pass.normalise(lines[i]) == want {
