@@ -1,0 +1,133 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mcpjsInstall is what a machine without the JavaScript clients is told to run.
+const mcpjsInstall = "npm ci --prefix integration/mcpjs (or run scripts/test, which runs it when integration/mcpjs/node_modules is missing; Node 20 or later: apt-get install -y nodejs npm)"
+
+// mcpjs is the directory of the JavaScript MCP clients, installed: it
+// fails the test, naming the install command, where node or the packages
+// are missing.
+func mcpjs(t *testing.T) (node, dir string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the MCP server is checked with the official TypeScript SDK and the MCP Inspector's CLI, and there is no node on PATH: install Node and run %s", mcpjsInstall)
+	}
+	dir, err = filepath.Abs("mcpjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"sdk", "inspector-cli"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
+			t.Fatalf("the MCP clients are not installed in %s (%v): run %s", dir, err, mcpjsInstall)
+		}
+	}
+	return node, dir
+}
+
+// jsEvent is one line client.mjs prints.
+type jsEvent struct {
+	Event    string   `json:"event"`
+	Names    []string `json:"names"`
+	IsError  bool     `json:"isError"`
+	Text     string   `json:"text"`
+	Progress int      `json:"progress"`
+}
+
+// The official TypeScript MCP SDK (@modelcontextprotocol/sdk, pinned in
+// integration/mcpjs/package-lock.json) drives `engine mcp serve` over
+// stdio: it lists the tools, an allowed read gets the file, a bash call
+// that asks gets its result once `engine approve` (another process)
+// answers the ticket, and a denied read is refused. The MCP Inspector's
+// CLI lists the same tools as the go-sdk's client.
+func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
+	node, dir := mcpjs(t)
+	s := newMCPSetup(t)
+	goCS, _ := s.goClient(t, nil)
+	want := toolNames(t, goCS)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), engineBin}, s.mcpArgs("--session", "ts", "--wait", "1m", "--progress-every", "200ms")...)...)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	events := map[string]jsEvent{}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		var ev jsEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("client.mjs printed %q: %v", sc.Text(), err)
+		}
+		events[ev.Event] = ev
+		if ev.Event == "asking" {
+			go func() {
+				tk := s.awaitTicket(t, "bash")
+				time.Sleep(500 * time.Millisecond) // a few progress notifications first
+				engine(t, "approve", tk.ID, "--nats", s.url)
+			}()
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("client.mjs: %v\n%s", err, stderr.String())
+	}
+	if got := events["tools"].Names; !slices.Equal(got, want) {
+		t.Errorf("TypeScript SDK's tools/list %v, the go-sdk's %v", got, want)
+	}
+	if ev := events["allowed"]; ev.IsError || !strings.Contains(ev.Text, "hello from notes") {
+		t.Errorf("allowed read: %+v", ev)
+	}
+	if ev := events["denied"]; !ev.IsError || !strings.Contains(ev.Text, `read "secret*"`) {
+		t.Errorf("denied read: %+v, want isError naming the rule", ev)
+	}
+	if ev := events["asked"]; ev.IsError || !strings.Contains(ev.Text, "approved-from-elsewhere") || ev.Progress == 0 {
+		t.Errorf("bash after engine approve: %+v, want its output after progress notifications", ev)
+	}
+
+	// The Inspector's CLI (inspector-cli 1.0.3: the Inspector 2 needs Node
+	// 22.19). It looks for its own package.json at ../package.json from
+	// the working directory, so it runs from its build directory.
+	insp := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js"), "--cli", engineBin},
+		s.mcpArgs("--session", "inspector", "--method", "tools/list")...)...)
+	insp.Dir = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
+	var ierr lockedBuffer
+	insp.Stderr = &ierr
+	listing, err := insp.Output()
+	if err != nil {
+		t.Fatalf("mcp-inspector-cli --method tools/list: %v\n%s", err, ierr.String())
+	}
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(listing, &list); err != nil {
+		t.Fatalf("mcp-inspector-cli printed %q: %v", listing, err)
+	}
+	var got []string
+	for _, tool := range list.Tools {
+		got = append(got, tool.Name)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the Inspector's CLI lists %v, the go-sdk's client %v", got, want)
+	}
+}

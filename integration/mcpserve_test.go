@@ -1,0 +1,246 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The go-sdk's client drives `engine mcp serve` over stdio: the tools are
+// the run's catalogue; an allowed call's result; a denied read is isError
+// with the rule; a bash call asks, waits with progress notifications and
+// gets its result once `engine approve` (another process) answers; a tool
+// never listed is a protocol error; every call is a step of one run.
+func TestMCPServeStdio(t *testing.T) {
+	s := newMCPSetup(t)
+	var mu sync.Mutex
+	var progress []string
+	cs, _ := s.goClient(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.Message)
+		mu.Unlock()
+	}}, "--wait", "1m", "--progress-every", "200ms")
+
+	names := toolNames(t, cs)
+	for _, want := range []string{"bash", "glob", "read"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+
+	if res := callTool(t, cs, "read", map[string]any{"path": "notes.txt"}); res.IsError || !strings.Contains(resultText(res), "hello from notes") {
+		t.Errorf("allowed read: isError=%v %q", res.IsError, resultText(res))
+	}
+	if res := callTool(t, cs, "read", map[string]any{"path": "secret.txt"}); !res.IsError || !strings.Contains(resultText(res), `read "secret*"`) || strings.Contains(resultText(res), "the secret") {
+		t.Errorf("denied read: isError=%v %q, want isError naming the rule", res.IsError, resultText(res))
+	}
+
+	approved := make(chan string, 1)
+	go func() {
+		tk := s.awaitTicket(t, "bash")
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			mu.Lock()
+			n := len(progress)
+			mu.Unlock()
+			if n > 0 {
+				break // approved while the call waits, after it reported progress
+			}
+		}
+		engine(t, "approve", tk.ID, "--nats", s.url, "--as", "operator")
+		approved <- tk.ID
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo gated-hello"}}
+	params.SetProgressToken("bash-1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := <-approved
+	if res.IsError || !strings.Contains(resultText(res), "gated-hello") {
+		t.Errorf("approved bash: isError=%v %q", res.IsError, resultText(res))
+	}
+	mu.Lock()
+	if len(progress) == 0 || !strings.Contains(progress[0], "ticket "+tk) {
+		t.Errorf("progress notifications while waiting: %q, want some naming ticket %s", progress, tk)
+	}
+	mu.Unlock()
+
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("unknown tool: %v, want a JSON-RPC invalid-params error", err)
+	}
+
+	r := s.show(t, s.runOf())
+	if len(r.Steps) != 3 || r.Status != "running" {
+		t.Fatalf("run %s: %d steps, status %s; want 3 steps (read, read, bash), running", r.ID, len(r.Steps), r.Status)
+	}
+	if got := r.Steps[2].Calls[0]; got.Tool != "bash" || got.Ticket != tk || got.Result == nil {
+		t.Errorf("step 3: %+v, want the approved bash call", got)
+	}
+}
+
+// Concurrent calls queue: a glob called while a bash call waits for its
+// ticket runs after it, as the run's next step, once the ticket is
+// answered.
+func TestMCPServeConcurrentCallsQueue(t *testing.T) {
+	s := newMCPSetup(t)
+	cs, _ := s.goClient(t, nil, "--wait", "1m")
+	var wg sync.WaitGroup
+	results := make([]*mcp.CallToolResult, 2)
+	wg.Go(func() { results[0] = callTool(t, cs, "bash", map[string]any{"command": "echo first"}) })
+	tk := s.awaitTicket(t, "bash")
+	wg.Go(func() { results[1] = callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}) })
+	time.Sleep(300 * time.Millisecond) // the glob waits its turn
+	engine(t, "approve", tk.ID, "--nats", s.url)
+	wg.Wait()
+	if !strings.Contains(resultText(results[0]), "first") || !strings.Contains(resultText(results[1]), "notes.txt") {
+		t.Errorf("results: bash %q, glob %q", resultText(results[0]), resultText(results[1]))
+	}
+	r := s.show(t, s.runOf())
+	if len(r.Steps) != 2 || r.Steps[0].Calls[0].Tool != "bash" || r.Steps[1].Calls[0].Tool != "glob" {
+		t.Errorf("steps: %+v, want bash then glob", r.Steps)
+	}
+}
+
+// A restart of `engine mcp serve` loses no ticket: a call whose wait ended
+// is told its ticket; the process is killed; a new process for the same
+// session finds the run, refuses another call naming the ticket, attaches
+// the same call again to that ticket (no second ticket), and after
+// `engine approve` the call runs exactly once.
+func TestMCPServeRestartKeepsTheTicket(t *testing.T) {
+	s := newMCPSetup(t)
+	cs, cmd := s.goClient(t, nil, "--wait", "500ms")
+	args := map[string]any{"command": "echo ran >> ran.log"}
+	res := callTool(t, cs, "bash", args)
+	tk := s.awaitTicket(t, "bash")
+	if !res.IsError || !strings.Contains(resultText(res), "engine approve "+tk.ID) || res.Meta["stepgate/ticket"] != tk.ID {
+		t.Fatalf("unanswered bash: isError=%v meta=%v %q, want the ticket %s named", res.IsError, res.Meta, resultText(res), tk.ID)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+
+	cs2, _ := s.goClient(t, nil, "--wait", "1m")
+	other := callTool(t, cs2, "glob", map[string]any{"pattern": "*"})
+	if !other.IsError || !strings.Contains(resultText(other), tk.ID) {
+		t.Errorf("another call while the ticket waits: isError=%v %q, want it refused naming %s", other.IsError, resultText(other), tk.ID)
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() { done <- callTool(t, cs2, "bash", map[string]any{"command": "echo ran >> ran.log"}) }()
+	time.Sleep(500 * time.Millisecond)
+	if ts := s.tickets(t, "bash"); len(ts) != 1 || ts[0].ID != tk.ID {
+		t.Fatalf("pending tickets after the call again: %+v, want only %s", ts, tk.ID)
+	}
+	engine(t, "approve", tk.ID, "--nats", s.url)
+	if res := <-done; res.IsError {
+		t.Errorf("approved bash after the restart: %q", resultText(res))
+	}
+	b, err := os.ReadFile(filepath.Join(s.loc, "ran.log"))
+	if err != nil || string(b) != "ran\n" {
+		t.Errorf("ran.log = %q, %v: want the command run exactly once", b, err)
+	}
+	r := s.show(t, s.runOf())
+	if len(r.Steps) != 1 || len(r.Tickets) != 1 || r.Steps[0].Calls[0].Attempts != 1 {
+		t.Errorf("run: %d steps, %d tickets, attempts %d: want one step, one ticket, one attempt", len(r.Steps), len(r.Tickets), r.Steps[0].Calls[0].Attempts)
+	}
+}
+
+// With --elicit and a client that declares elicitation, the ticket is
+// offered to the client's user; their approval replies through the reply
+// command, recorded with a principal naming the MCP client. Without
+// --elicit the client is never asked.
+func TestMCPServeElicitation(t *testing.T) {
+	s := newMCPSetup(t)
+	var asked []string
+	var mu sync.Mutex
+	opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		asked = append(asked, r.Params.Message)
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
+	}}
+	plain, _ := s.goClient(t, opts, "--wait", "500ms", "--session", "plain")
+	if res := callTool(t, plain, "bash", map[string]any{"command": "echo not yet"}); !res.IsError || !strings.Contains(resultText(res), "waits for a human") {
+		t.Errorf("without --elicit: %q, want the ticket named", resultText(res))
+	}
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("without --elicit the client was asked: %q", asked)
+	}
+	mu.Unlock()
+
+	cs, _ := s.goClient(t, opts, "--wait", "1m", "--elicit", "--session", "elicit")
+	res := callTool(t, cs, "bash", map[string]any{"command": "echo elicited"})
+	if res.IsError || !strings.Contains(resultText(res), "elicited") {
+		t.Fatalf("bash approved through elicitation: isError=%v %q", res.IsError, resultText(res))
+	}
+	mu.Lock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "bash") || !strings.Contains(asked[0], "echo elicited") {
+		t.Errorf("elicitation messages: %q", asked)
+	}
+	mu.Unlock()
+	r := s.show(t, mcpRun(s, "elicit"))
+	if len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-go-test" {
+		t.Errorf("tickets: %+v, want one resolved by mcp-client:stepgate-go-test", r.Tickets)
+	}
+}
+
+// Over streamable HTTP the tools are the same as over stdio and a call is
+// a step; a non-loopback --listen is refused unless --listen-remote.
+func TestMCPServeHTTP(t *testing.T) {
+	s := newMCPSetup(t)
+	stdio, _ := s.goClient(t, nil)
+	want := toolNames(t, stdio)
+
+	addr := freeAddr(t)
+	cmd := exec.Command(engineBin, s.mcpArgs("--listen", addr, "--session", "http")...)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for !strings.Contains(stderr.String(), "streamable HTTP at") {
+		if ctx.Err() != nil {
+			t.Fatalf("engine mcp serve --listen did not start:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stepgate-go-http", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := toolNames(t, cs); !slices.Equal(got, want) {
+		t.Errorf("HTTP tools %v, stdio tools %v", got, want)
+	}
+	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "notes.txt") {
+		t.Errorf("glob over HTTP: %q", resultText(res))
+	}
+	if r := s.show(t, mcpRun(s, "http")); len(r.Steps) != 1 {
+		t.Errorf("HTTP session's run has %d steps, want 1", len(r.Steps))
+	}
+
+	refused := exec.Command(engineBin, s.mcpArgs("--listen", "0.0.0.0:0")...)
+	out, err := refused.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "not a loopback address") {
+		t.Errorf("--listen 0.0.0.0:0: %v %s, want exit 2 naming the loopback rule", err, out)
+	}
+}
