@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
+	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/descriptor"
 )
 
 // The go-sdk's client drives `engine mcp serve` over stdio: the tools are
@@ -242,5 +246,38 @@ func TestMCPServeHTTP(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "not a loopback address") {
 		t.Errorf("--listen 0.0.0.0:0: %v %s, want exit 2 naming the loopback rule", err, out)
+	}
+}
+
+// A catalogue that changes under a session (a tool registered in the
+// location layer) reaches the client as notifications/tools/list_changed
+// after its next call, and the next tools/list has the tool.
+func TestMCPServeToolListChanged(t *testing.T) {
+	s := newMCPSetup(t)
+	changed := make(chan struct{}, 8)
+	cs, _ := s.goClient(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }})
+	if names := toolNames(t, cs); slices.Contains(names, "late_tool") {
+		t.Fatalf("late_tool listed before it was registered: %v", names)
+	}
+	nc, err := nats.Connect(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := sgclient.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.RegisterTools(ctx, sgclient.RegisterRequest{Tools: []descriptor.Descriptor{{Name: "late_tool", Description: "registered after the session started",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"})
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/tools/list_changed after the catalogue changed")
+	}
+	if names := toolNames(t, cs); !slices.Contains(names, "late_tool") {
+		t.Errorf("tools/list after list_changed: %v, want late_tool", names)
 	}
 }

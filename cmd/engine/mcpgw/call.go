@@ -16,13 +16,24 @@ const endedText = "Not run: this session's run has ended (a human declined it). 
 	"the MCP server's next start begins a new run."
 
 // callTool is every tool's handler: one step with one call. Calls run one
-// at a time, in the order they take the slot.
+// at a time, in the order they take the slot. After the step the catalogue
+// is materialized again: when it changed, the clients are told the tool
+// list changed.
 func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	call := sgclient.CallRequest{Tool: req.Params.Name, Args: normalArgs(req.Params.Arguments)}
 	if err := g.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer g.release()
+	res, err := g.call(ctx, req, call)
+	if err == nil && !g.ended {
+		g.refreshTools(ctx)
+	}
+	return res, err
+}
+
+// call is callTool's step, with the slot held.
+func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, call sgclient.CallRequest) (*mcp.CallToolResult, error) {
 	if g.ended {
 		return errorResult(endedText), nil
 	}

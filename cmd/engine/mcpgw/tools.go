@@ -61,17 +61,25 @@ func (g *Gateway) syncTools(cat sgclient.Catalog) {
 }
 
 // relist materializes the run's catalogue again before each tools/list,
-// so the list is the catalogue as the engine advertises it now.
+// so the list is the catalogue as the engine advertises it now. (Each
+// tools/call does too, after its step: a catalogue that changed meanwhile
+// reaches the clients as notifications/tools/list_changed.)
 func (g *Gateway) relist(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/list" {
-			cat, err := g.api.Materialize(ctx, sgclient.MaterializeRequest{Run: g.run})
-			if err != nil {
-				g.log.Warn("materialize the run's catalogue; listing the tools as last materialized", "run", g.run, "err", err)
-			} else {
-				g.syncTools(*cat)
-			}
+			g.refreshTools(ctx)
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// refreshTools materializes the run's catalogue and makes it the tool
+// list; a failure leaves the list as last materialized.
+func (g *Gateway) refreshTools(ctx context.Context) {
+	cat, err := g.api.Materialize(ctx, sgclient.MaterializeRequest{Run: g.run})
+	if err != nil {
+		g.log.Warn("materialize the run's catalogue; the tool list stays as last materialized", "run", g.run, "err", err)
+		return
+	}
+	g.syncTools(*cat)
 }
