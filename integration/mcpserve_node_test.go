@@ -44,6 +44,7 @@ type jsEvent struct {
 	IsError  bool     `json:"isError"`
 	Text     string   `json:"text"`
 	Progress int      `json:"progress"`
+	Asked    []string `json:"asked"`
 }
 
 // The official TypeScript MCP SDK (@modelcontextprotocol/sdk, pinned in
@@ -100,6 +101,26 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	}
 	if ev := events["asked"]; ev.IsError || !strings.Contains(ev.Text, "approved-from-elsewhere") || ev.Progress == 0 {
 		t.Errorf("bash after engine approve: %+v, want its output after progress notifications", ev)
+	}
+
+	// With --elicit, the TypeScript client (on a protocol before multi
+	// round-trip requests: the SDK elicits directly) answers the ticket.
+	el := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), "--elicit", engineBin}, s.mcpArgs("--session", "ts-elicit", "--elicit")...)...)
+	var elErr lockedBuffer
+	el.Stderr = &elErr
+	elOut, err := el.Output()
+	if err != nil {
+		t.Fatalf("client.mjs --elicit: %v\n%s", err, elErr.String())
+	}
+	var ev jsEvent
+	if err := json.Unmarshal(elOut, &ev); err != nil || ev.Event != "elicited" {
+		t.Fatalf("client.mjs --elicit printed %q: %v", elOut, err)
+	}
+	if ev.IsError || !strings.Contains(ev.Text, "approved-in-the-client") || len(ev.Asked) != 1 || !strings.Contains(ev.Asked[0], "echo approved-in-the-client") {
+		t.Errorf("bash approved through the TypeScript client's elicitation: %+v", ev)
+	}
+	if r := s.show(t, mcpRun(s, "ts-elicit")); len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-ts-test" {
+		t.Errorf("tickets: %+v, want one resolved by mcp-client:stepgate-ts-test", r.Tickets)
 	}
 
 	// The Inspector's CLI (inspector-cli 1.0.3: the Inspector 2 needs Node

@@ -200,6 +200,48 @@ func TestMCPServeElicitation(t *testing.T) {
 	if len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-go-test" {
 		t.Errorf("tickets: %+v, want one resolved by mcp-client:stepgate-go-test", r.Tickets)
 	}
+
+	// A rejection with feedback: the model gets it, and the run goes on.
+	rejecting := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "reject", "feedback": "not that one"}}, nil
+	}}
+	rs, _ := s.goClient(t, rejecting, "--wait", "1m", "--elicit", "--session", "reject")
+	if res := callTool(t, rs, "bash", map[string]any{"command": "echo never"}); !res.IsError || !strings.Contains(resultText(res), "not that one") {
+		t.Errorf("bash rejected through elicitation: isError=%v %q, want the feedback", res.IsError, resultText(res))
+	}
+	if res := callTool(t, rs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError {
+		t.Errorf("a call after the rejection: %q, want the run going on", resultText(res))
+	}
+}
+
+// With --data the engine runs in the MCP server's process: stdout still
+// carries nothing but the protocol, and calls are steps of the run there.
+func TestMCPServeData(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	s := &mcpSetup{loc: t.TempDir()}
+	data := t.TempDir()
+	cmd := exec.Command(engineBin, "mcp", "serve", "--data", data, "--location", s.loc)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stepgate-go-data", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(s.loc, "a.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "a.txt") {
+		t.Errorf("glob with --data: %q", resultText(res))
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v\n%s", err, stderr.String())
+	}
+	out := engine(t, "show", "--data", data, s.runOf())
+	if !strings.Contains(out, "glob") {
+		t.Errorf("engine show --data after the session:\n%s", out)
+	}
 }
 
 // Over streamable HTTP the tools are the same as over stdio and a call is
