@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,6 +282,30 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 	if r := s.show(t, mcpRun(s, "http")); len(r.Steps) != 1 {
 		t.Errorf("HTTP session's run has %d steps, want 1", len(r.Steps))
+	}
+
+	// A web page's request (cross-site) and a rebound DNS name are refused.
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
+	for why, hdr := range map[string][2]string{"cross-site": {"Sec-Fetch-Site", "cross-site"}, "rebinding": {"Host", "attacker.example:80"}} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if hdr[0] == "Host" {
+			req.Host = hdr[1]
+		} else {
+			req.Header.Set(hdr[0], hdr[1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s request: status %d, want 403", why, resp.StatusCode)
+		}
 	}
 
 	refused := exec.Command(engineBin, s.mcpArgs("--listen", "0.0.0.0:0")...)

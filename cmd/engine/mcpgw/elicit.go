@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sgclient "github.com/stepgate/stepgate/client"
@@ -37,15 +38,27 @@ func canElicit(ss *mcp.ServerSession) bool {
 }
 
 // Principal is who a reply given through elicitation is recorded as: the
-// MCP client's self-declared name, marked as such.
+// MCP client's self-declared name (at most 64 bytes, control characters
+// replaced), marked as such. It names a client, it proves nothing.
 func Principal(ss *mcp.ServerSession) string {
-	name := "unnamed"
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+	name := ""
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 		name = p.ClientInfo.Name
 	}
-	if len(name) > 64 {
-		name = name[:64]
+	return principalOf(name)
+}
+
+// principalOf is Principal of a client that calls itself name.
+func principalOf(name string) string {
+	if name == "" {
+		name = "unnamed"
 	}
+	name = strings.Map(func(r rune) rune { // the client's to choose: kept to one printable line
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return '_'
+		}
+		return r
+	}, clip(name, 64))
 	return "mcp-client:" + name
 }
 

@@ -55,3 +55,19 @@ func TestRunID(t *testing.T) {
 		}
 	}
 }
+
+// A client's name is its own to choose: the principal keeps it to one
+// printable line of at most 64 bytes, marked as a client's.
+func TestPrincipalOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"claude-code":           "mcp-client:claude-code",
+		"":                      "mcp-client:unnamed",
+		"a\nb\x00c\x1b[31m":     "mcp-client:a_b_c_[31m",
+		strings.Repeat("é", 40): "mcp-client:" + strings.Repeat("é", 32) + "…",
+		"bad\xffutf8":           "mcp-client:bad_utf8",
+	} {
+		if got := principalOf(name); got != want {
+			t.Errorf("principalOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

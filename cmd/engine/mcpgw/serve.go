@@ -25,12 +25,13 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 
 // ServeHTTP serves MCP's streamable HTTP transport on ln (at every path)
 // until ctx ends; every MCP session on it drives the gateway's one run.
-// The SDK's protection against DNS rebinding stays on: a request that
+// The SDK's protection against DNS rebinding stays on (a request that
 // reached a loopback address with a Host header naming another host is
-// refused.
+// refused), and a browser's cross-origin request is refused too: a web
+// page the user visits cannot drive the run.
 func (g *Gateway) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{Logger: g.log})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: http.NewCrossOriginProtection().Handler(h), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -30,7 +30,7 @@ func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		if left <= 0 {
 			break
 		}
-		out, err := g.api.AwaitStep(wctx, sgclient.AwaitRequest{Run: g.run, Step: o.step, Timeout: min(left, g.cfg.ProgressEvery).String()})
+		out, err := g.api.AwaitStep(wctx, sgclient.AwaitRequest{Run: g.run, Step: o.step, Timeout: min(left, g.cfg.ProgressEvery, maxAwait).String()})
 		switch {
 		case err == nil && out.Final:
 			g.open = nil
@@ -55,6 +55,10 @@ func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 	return pendingResult(o), nil
 }
+
+// maxAwait is the longest one await_step request may wait (the engine's
+// bound).
+const maxAwait = time.Hour
 
 // deadlineOf is ctx's deadline (wait always sets one).
 func deadlineOf(ctx context.Context) time.Time {
