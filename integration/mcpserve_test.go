@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/mcpgw"
 	"github.com/stepgate/stepgate/descriptor"
 )
 
@@ -243,5 +244,33 @@ func TestMCPServeToolListChanged(t *testing.T) {
 	}
 	if names := toolNames(t, cs); !slices.Contains(names, "late_tool") {
 		t.Errorf("tools/list after list_changed: %v, want late_tool", names)
+	}
+}
+
+// A reject without a message declines the run: the waiting call gets the
+// rejection, later calls of the session are refused saying the run ended,
+// and the MCP server's next start goes on with the session's next run.
+func TestMCPServeDeclinedRunMovesOn(t *testing.T) {
+	s := newMCPSetup(t)
+	cs, _ := s.goClient(t, nil, "--wait", "1m")
+	go func() {
+		tk := s.awaitTicket(t, "bash")
+		engine(t, "reject", tk.ID, "--nats", s.url)
+	}()
+	if res := callTool(t, cs, "bash", map[string]any{"command": "echo declined"}); !res.IsError || strings.Contains(resultText(res), "declined\n") {
+		t.Errorf("bash rejected without a message: isError=%v %q", res.IsError, resultText(res))
+	}
+	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*"}); !res.IsError || !strings.Contains(resultText(res), "run has ended") {
+		t.Errorf("a call after the decline: %q, want it refused saying the run ended", resultText(res))
+	}
+	if r := s.show(t, s.runOf()); r.Status != "ended" {
+		t.Errorf("the declined run is %s", r.Status)
+	}
+	next, _ := s.goClient(t, nil)
+	if res := callTool(t, next, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "notes.txt") {
+		t.Errorf("the next process's glob: %q", resultText(res))
+	}
+	if r := s.show(t, mcpgw.RunID("default", s.loc, "build", "", 1)); len(r.Steps) != 1 || r.Status != "running" {
+		t.Errorf("the session's next run: %d steps, %s; want the glob, running", len(r.Steps), r.Status)
 	}
 }
