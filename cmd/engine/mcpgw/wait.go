@@ -10,12 +10,14 @@ import (
 	sgclient "github.com/stepgate/stepgate/client"
 )
 
-// wait waits for the open step to be final, up to the configured wait:
-// progress notifications meanwhile (when the client gave a progress
-// token), and the ticket offered to the client's user through elicitation
-// when that is enabled and the client can. The final step's result, or a
-// result naming the ticket when the wait ends first. Called with the slot
-// held and g.open set.
+// wait waits for the open step to be final, up to the configured wait,
+// with progress notifications meanwhile (when the client gave a progress
+// token). When elicitation is enabled and the client declared it, the
+// ticket is first offered to the client's user: an input-required result
+// (multi round-trip); the call comes back with the answer, which is
+// replied, and then waited on. The final step's result, or a result naming
+// the ticket when the wait ends first. Called with the slot held and
+// g.open set.
 func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	o := g.open
 	wctx, cancel := context.WithTimeout(ctx, g.cfg.Wait)
