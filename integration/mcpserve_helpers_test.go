@@ -16,25 +16,25 @@ import (
 	"github.com/stepgate/stepgate/cmd/engine/mcpgw"
 )
 
-// mcpPolicy is the location's project file in the MCP server tests: bash
+// gwPolicy is the location's project file in the MCP server tests: bash
 // asks, reading secret* is denied, everything else the build agent allows.
-const mcpPolicy = "agents:\n  build:\n    permission:\n      bash: ask\n      read: { \"*\": allow, \"secret*\": deny }\n"
+const gwPolicy = "agents:\n  build:\n    permission:\n      bash: ask\n      read: { \"*\": allow, \"secret*\": deny }\n"
 
-// mcpSetup is an `engine serve` process and a location for `engine mcp
+// gwSetup is an `engine serve` process and a location for `engine mcp
 // serve` processes to drive runs in, through --nats.
-type mcpSetup struct {
+type gwSetup struct {
 	url, loc string
 	srv      *server
 }
 
-// newMCPSetup starts `engine serve` on a new data directory, with a user
-// configuration of its own (none), and a location holding mcpPolicy, a
+// newGWSetup starts `engine serve` on a new data directory, with a user
+// configuration of its own (none), and a location holding gwPolicy, a
 // notes.txt and a secret.txt.
-func newMCPSetup(t *testing.T) *mcpSetup {
+func newGWSetup(t *testing.T) *gwSetup {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the child processes' user file: none
 	loc := t.TempDir()
-	for name, body := range map[string]string{".stepgate/config.yaml": mcpPolicy, "notes.txt": "hello from notes\n", "secret.txt": "the secret\n"} {
+	for name, body := range map[string]string{".stepgate/config.yaml": gwPolicy, "notes.txt": "hello from notes\n", "secret.txt": "the secret\n"} {
 		p := filepath.Join(loc, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -44,17 +44,17 @@ func newMCPSetup(t *testing.T) *mcpSetup {
 		}
 	}
 	addr := freeAddr(t)
-	return &mcpSetup{url: "nats://" + addr, loc: loc, srv: serve(t, t.TempDir(), addr)}
+	return &gwSetup{url: "nats://" + addr, loc: loc, srv: serve(t, t.TempDir(), addr)}
 }
 
 // mcpArgs is the command line of `engine mcp serve` on this setup.
-func (s *mcpSetup) mcpArgs(extra ...string) []string {
+func (s *gwSetup) mcpArgs(extra ...string) []string {
 	return append([]string{"mcp", "serve", "--nats", s.url, "--location", s.loc}, extra...)
 }
 
 // goClient connects the go-sdk's client over stdio to an `engine mcp serve`
 // child process; closing the session (at the test's end) ends it.
-func (s *mcpSetup) goClient(t *testing.T, opts *mcp.ClientOptions, extra ...string) (*mcp.ClientSession, *exec.Cmd) {
+func (s *gwSetup) goClient(t *testing.T, opts *mcp.ClientOptions, extra ...string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(engineBin, s.mcpArgs(extra...)...)
 	var stderr lockedBuffer
@@ -75,7 +75,7 @@ func (s *mcpSetup) goClient(t *testing.T, opts *mcp.ClientOptions, extra ...stri
 }
 
 // tickets are the pending tickets of tool, as `engine tickets --json` lists them.
-func (s *mcpSetup) tickets(t *testing.T, tool string) []sgclient.TicketView {
+func (s *gwSetup) tickets(t *testing.T, tool string) []sgclient.TicketView {
 	t.Helper()
 	var page sgclient.TicketPage
 	if err := json.Unmarshal([]byte(engine(t, "tickets", "--nats", s.url, "--tool", tool, "--json")), &page); err != nil {
@@ -86,7 +86,7 @@ func (s *mcpSetup) tickets(t *testing.T, tool string) []sgclient.TicketView {
 
 // awaitTicket polls `engine tickets` until tool has exactly one pending
 // ticket, and returns it.
-func (s *mcpSetup) awaitTicket(t *testing.T, tool string) sgclient.TicketView {
+func (s *gwSetup) awaitTicket(t *testing.T, tool string) sgclient.TicketView {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -102,7 +102,7 @@ func (s *mcpSetup) awaitTicket(t *testing.T, tool string) sgclient.TicketView {
 }
 
 // show is `engine show RUN --json`.
-func (s *mcpSetup) show(t *testing.T, run string) sgclient.Run {
+func (s *gwSetup) show(t *testing.T, run string) sgclient.Run {
 	t.Helper()
 	var r sgclient.Run
 	if err := json.Unmarshal([]byte(engine(t, "show", "--nats", s.url, "--json", run)), &r); err != nil {
@@ -111,8 +111,8 @@ func (s *mcpSetup) show(t *testing.T, run string) sgclient.Run {
 	return r
 }
 
-// toolNames lists the session's tools, sorted.
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+// gwToolNames lists the session's tools, sorted.
+func gwToolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -126,8 +126,8 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
-// callTool calls a tool and fails the test on a protocol error.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+// gwCall calls a tool and fails the test on a protocol error.
+func gwCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -138,8 +138,8 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return res
 }
 
-// resultText is a result's text content, joined.
-func resultText(res *mcp.CallToolResult) string {
+// gwText is a result's text content, joined.
+func gwText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -150,7 +150,7 @@ func resultText(res *mcp.CallToolResult) string {
 }
 
 // runOf is the run the setup's default MCP session drives.
-func (s *mcpSetup) runOf() string { return mcpgw.RunID("default", s.loc, "build", "", 0) }
+func (s *gwSetup) runOf() string { return mcpgw.RunID("default", s.loc, "build", "", 0) }
 
-// mcpRun is the run of the setup's MCP session named session.
-func mcpRun(s *mcpSetup, session string) string { return mcpgw.RunID(session, s.loc, "build", "", 0) }
+// gwRun is the run of the setup's MCP session named session.
+func gwRun(s *gwSetup, session string) string { return mcpgw.RunID(session, s.loc, "build", "", 0) }

@@ -13,17 +13,17 @@ import (
 	"time"
 )
 
-// mcpjsInstall is what a machine without the JavaScript clients is told to run.
-const mcpjsInstall = "npm ci --prefix integration/mcpjs (or run scripts/test, which runs it when integration/mcpjs/node_modules is missing; Node 20 or later: apt-get install -y nodejs npm)"
+// gwJSInstall is what a machine without the JavaScript clients is told to run.
+const gwJSInstall = "npm ci --prefix integration/mcpjs (or run scripts/test, which runs it when integration/mcpjs/node_modules is missing; Node 20 or later: apt-get install -y nodejs npm)"
 
-// mcpjs is the directory of the JavaScript MCP clients, installed: it
+// gwJS is the directory of the JavaScript MCP clients, installed: it
 // fails the test, naming the install command, where node or the packages
 // are missing.
-func mcpjs(t *testing.T) (node, dir string) {
+func gwJS(t *testing.T) (node, dir string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatalf("the MCP server is checked with the official TypeScript SDK and the MCP Inspector's CLI, and there is no node on PATH: install Node and run %s", mcpjsInstall)
+		t.Fatalf("the MCP server is checked with the official TypeScript SDK and the MCP Inspector's CLI, and there is no node on PATH: install Node and run %s", gwJSInstall)
 	}
 	dir, err = filepath.Abs("mcpjs")
 	if err != nil {
@@ -31,14 +31,14 @@ func mcpjs(t *testing.T) (node, dir string) {
 	}
 	for _, pkg := range []string{"sdk", "inspector-cli"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
-			t.Fatalf("the MCP clients are not installed in %s (%v): run %s", dir, err, mcpjsInstall)
+			t.Fatalf("the MCP clients are not installed in %s (%v): run %s", dir, err, gwJSInstall)
 		}
 	}
 	return node, dir
 }
 
-// jsEvent is one line client.mjs prints.
-type jsEvent struct {
+// gwJSEvent is one line client.mjs prints.
+type gwJSEvent struct {
 	Event    string   `json:"event"`
 	Names    []string `json:"names"`
 	IsError  bool     `json:"isError"`
@@ -54,10 +54,10 @@ type jsEvent struct {
 // answers the ticket, and a denied read is refused. The MCP Inspector's
 // CLI lists the same tools as the go-sdk's client.
 func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
-	node, dir := mcpjs(t)
-	s := newMCPSetup(t)
+	node, dir := gwJS(t)
+	s := newGWSetup(t)
 	goCS, _ := s.goClient(t, nil)
-	want := toolNames(t, goCS)
+	want := gwToolNames(t, goCS)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -71,10 +71,10 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	events := map[string]jsEvent{}
+	events := map[string]gwJSEvent{}
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		var ev jsEvent
+		var ev gwJSEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("client.mjs printed %q: %v", sc.Text(), err)
 		}
@@ -112,14 +112,14 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	if err != nil {
 		t.Fatalf("client.mjs --elicit: %v\n%s", err, elErr.String())
 	}
-	var ev jsEvent
+	var ev gwJSEvent
 	if err := json.Unmarshal(elOut, &ev); err != nil || ev.Event != "elicited" {
 		t.Fatalf("client.mjs --elicit printed %q: %v", elOut, err)
 	}
 	if ev.IsError || !strings.Contains(ev.Text, "approved-in-the-client") || len(ev.Asked) != 1 || !strings.Contains(ev.Asked[0], "echo approved-in-the-client") {
 		t.Errorf("bash approved through the TypeScript client's elicitation: %+v", ev)
 	}
-	if r := s.show(t, mcpRun(s, "ts-elicit")); len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-ts-test" {
+	if r := s.show(t, gwRun(s, "ts-elicit")); len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-ts-test" {
 		t.Errorf("tickets: %+v, want one resolved by mcp-client:stepgate-ts-test", r.Tickets)
 	}
 

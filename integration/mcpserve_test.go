@@ -26,7 +26,7 @@ import (
 // gets its result once `engine approve` (another process) answers; a tool
 // never listed is a protocol error; every call is a step of one run.
 func TestMCPServeStdio(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	var mu sync.Mutex
 	var progress []string
 	cs, _ := s.goClient(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -35,18 +35,18 @@ func TestMCPServeStdio(t *testing.T) {
 		mu.Unlock()
 	}}, "--wait", "1m", "--progress-every", "200ms")
 
-	names := toolNames(t, cs)
+	names := gwToolNames(t, cs)
 	for _, want := range []string{"bash", "glob", "read"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list lacks %s: %v", want, names)
 		}
 	}
 
-	if res := callTool(t, cs, "read", map[string]any{"path": "notes.txt"}); res.IsError || !strings.Contains(resultText(res), "hello from notes") {
-		t.Errorf("allowed read: isError=%v %q", res.IsError, resultText(res))
+	if res := gwCall(t, cs, "read", map[string]any{"path": "notes.txt"}); res.IsError || !strings.Contains(gwText(res), "hello from notes") {
+		t.Errorf("allowed read: isError=%v %q", res.IsError, gwText(res))
 	}
-	if res := callTool(t, cs, "read", map[string]any{"path": "secret.txt"}); !res.IsError || !strings.Contains(resultText(res), `read "secret*"`) || strings.Contains(resultText(res), "the secret") {
-		t.Errorf("denied read: isError=%v %q, want isError naming the rule", res.IsError, resultText(res))
+	if res := gwCall(t, cs, "read", map[string]any{"path": "secret.txt"}); !res.IsError || !strings.Contains(gwText(res), `read "secret*"`) || strings.Contains(gwText(res), "the secret") {
+		t.Errorf("denied read: isError=%v %q, want isError naming the rule", res.IsError, gwText(res))
 	}
 
 	approved := make(chan string, 1)
@@ -72,8 +72,8 @@ func TestMCPServeStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := <-approved
-	if res.IsError || !strings.Contains(resultText(res), "gated-hello") {
-		t.Errorf("approved bash: isError=%v %q", res.IsError, resultText(res))
+	if res.IsError || !strings.Contains(gwText(res), "gated-hello") {
+		t.Errorf("approved bash: isError=%v %q", res.IsError, gwText(res))
 	}
 	mu.Lock()
 	if len(progress) == 0 || !strings.Contains(progress[0], "ticket "+tk) {
@@ -100,18 +100,18 @@ func TestMCPServeStdio(t *testing.T) {
 // ticket runs after it, as the run's next step, once the ticket is
 // answered.
 func TestMCPServeConcurrentCallsQueue(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	cs, _ := s.goClient(t, nil, "--wait", "1m")
 	var wg sync.WaitGroup
 	results := make([]*mcp.CallToolResult, 2)
-	wg.Go(func() { results[0] = callTool(t, cs, "bash", map[string]any{"command": "echo first"}) })
+	wg.Go(func() { results[0] = gwCall(t, cs, "bash", map[string]any{"command": "echo first"}) })
 	tk := s.awaitTicket(t, "bash")
-	wg.Go(func() { results[1] = callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}) })
+	wg.Go(func() { results[1] = gwCall(t, cs, "glob", map[string]any{"pattern": "*.txt"}) })
 	time.Sleep(300 * time.Millisecond) // the glob waits its turn
 	engine(t, "approve", tk.ID, "--nats", s.url)
 	wg.Wait()
-	if !strings.Contains(resultText(results[0]), "first") || !strings.Contains(resultText(results[1]), "notes.txt") {
-		t.Errorf("results: bash %q, glob %q", resultText(results[0]), resultText(results[1]))
+	if !strings.Contains(gwText(results[0]), "first") || !strings.Contains(gwText(results[1]), "notes.txt") {
+		t.Errorf("results: bash %q, glob %q", gwText(results[0]), gwText(results[1]))
 	}
 	r := s.show(t, s.runOf())
 	if len(r.Steps) != 2 || r.Steps[0].Calls[0].Tool != "bash" || r.Steps[1].Calls[0].Tool != "glob" {
@@ -125,32 +125,32 @@ func TestMCPServeConcurrentCallsQueue(t *testing.T) {
 // the same call again to that ticket (no second ticket), and after
 // `engine approve` the call runs exactly once.
 func TestMCPServeRestartKeepsTheTicket(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	cs, cmd := s.goClient(t, nil, "--wait", "500ms")
 	args := map[string]any{"command": "echo ran >> ran.log"}
-	res := callTool(t, cs, "bash", args)
+	res := gwCall(t, cs, "bash", args)
 	tk := s.awaitTicket(t, "bash")
-	if !res.IsError || !strings.Contains(resultText(res), "engine approve "+tk.ID) || res.Meta["stepgate/ticket"] != tk.ID {
-		t.Fatalf("unanswered bash: isError=%v meta=%v %q, want the ticket %s named", res.IsError, res.Meta, resultText(res), tk.ID)
+	if !res.IsError || !strings.Contains(gwText(res), "engine approve "+tk.ID) || res.Meta["stepgate/ticket"] != tk.ID {
+		t.Fatalf("unanswered bash: isError=%v meta=%v %q, want the ticket %s named", res.IsError, res.Meta, gwText(res), tk.ID)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 
 	cs2, _ := s.goClient(t, nil, "--wait", "1m")
-	other := callTool(t, cs2, "glob", map[string]any{"pattern": "*"})
-	if !other.IsError || !strings.Contains(resultText(other), tk.ID) {
-		t.Errorf("another call while the ticket waits: isError=%v %q, want it refused naming %s", other.IsError, resultText(other), tk.ID)
+	other := gwCall(t, cs2, "glob", map[string]any{"pattern": "*"})
+	if !other.IsError || !strings.Contains(gwText(other), tk.ID) {
+		t.Errorf("another call while the ticket waits: isError=%v %q, want it refused naming %s", other.IsError, gwText(other), tk.ID)
 	}
 	done := make(chan *mcp.CallToolResult, 1)
-	go func() { done <- callTool(t, cs2, "bash", map[string]any{"command": "echo ran >> ran.log"}) }()
+	go func() { done <- gwCall(t, cs2, "bash", map[string]any{"command": "echo ran >> ran.log"}) }()
 	time.Sleep(500 * time.Millisecond)
 	if ts := s.tickets(t, "bash"); len(ts) != 1 || ts[0].ID != tk.ID {
 		t.Fatalf("pending tickets after the call again: %+v, want only %s", ts, tk.ID)
 	}
 	engine(t, "approve", tk.ID, "--nats", s.url)
 	if res := <-done; res.IsError {
-		t.Errorf("approved bash after the restart: %q", resultText(res))
+		t.Errorf("approved bash after the restart: %q", gwText(res))
 	}
 	b, err := os.ReadFile(filepath.Join(s.loc, "ran.log"))
 	if err != nil || string(b) != "ran\n" {
@@ -167,7 +167,7 @@ func TestMCPServeRestartKeepsTheTicket(t *testing.T) {
 // command, recorded with a principal naming the MCP client. Without
 // --elicit the client is never asked.
 func TestMCPServeElicitation(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	var asked []string
 	var mu sync.Mutex
 	opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -177,8 +177,8 @@ func TestMCPServeElicitation(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
 	}}
 	plain, _ := s.goClient(t, opts, "--wait", "500ms", "--session", "plain")
-	if res := callTool(t, plain, "bash", map[string]any{"command": "echo not yet"}); !res.IsError || !strings.Contains(resultText(res), "waits for a human") {
-		t.Errorf("without --elicit: %q, want the ticket named", resultText(res))
+	if res := gwCall(t, plain, "bash", map[string]any{"command": "echo not yet"}); !res.IsError || !strings.Contains(gwText(res), "waits for a human") {
+		t.Errorf("without --elicit: %q, want the ticket named", gwText(res))
 	}
 	mu.Lock()
 	if len(asked) != 0 {
@@ -187,16 +187,16 @@ func TestMCPServeElicitation(t *testing.T) {
 	mu.Unlock()
 
 	cs, _ := s.goClient(t, opts, "--wait", "1m", "--elicit", "--session", "elicit")
-	res := callTool(t, cs, "bash", map[string]any{"command": "echo elicited"})
-	if res.IsError || !strings.Contains(resultText(res), "elicited") {
-		t.Fatalf("bash approved through elicitation: isError=%v %q", res.IsError, resultText(res))
+	res := gwCall(t, cs, "bash", map[string]any{"command": "echo elicited"})
+	if res.IsError || !strings.Contains(gwText(res), "elicited") {
+		t.Fatalf("bash approved through elicitation: isError=%v %q", res.IsError, gwText(res))
 	}
 	mu.Lock()
 	if len(asked) != 1 || !strings.Contains(asked[0], "bash") || !strings.Contains(asked[0], "echo elicited") {
 		t.Errorf("elicitation messages: %q", asked)
 	}
 	mu.Unlock()
-	r := s.show(t, mcpRun(s, "elicit"))
+	r := s.show(t, gwRun(s, "elicit"))
 	if len(r.Tickets) != 1 || r.Tickets[0].Resolution == nil || r.Tickets[0].Resolution.Principal != "mcp-client:stepgate-go-test" {
 		t.Errorf("tickets: %+v, want one resolved by mcp-client:stepgate-go-test", r.Tickets)
 	}
@@ -206,11 +206,11 @@ func TestMCPServeElicitation(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "reject", "feedback": "not that one"}}, nil
 	}}
 	rs, _ := s.goClient(t, rejecting, "--wait", "1m", "--elicit", "--session", "reject")
-	if res := callTool(t, rs, "bash", map[string]any{"command": "echo never"}); !res.IsError || !strings.Contains(resultText(res), "not that one") {
-		t.Errorf("bash rejected through elicitation: isError=%v %q, want the feedback", res.IsError, resultText(res))
+	if res := gwCall(t, rs, "bash", map[string]any{"command": "echo never"}); !res.IsError || !strings.Contains(gwText(res), "not that one") {
+		t.Errorf("bash rejected through elicitation: isError=%v %q, want the feedback", res.IsError, gwText(res))
 	}
-	if res := callTool(t, rs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError {
-		t.Errorf("a call after the rejection: %q, want the run going on", resultText(res))
+	if res := gwCall(t, rs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError {
+		t.Errorf("a call after the rejection: %q, want the run going on", gwText(res))
 	}
 }
 
@@ -218,10 +218,10 @@ func TestMCPServeElicitation(t *testing.T) {
 // location layer) reaches the client as notifications/tools/list_changed
 // after its next call, and the next tools/list has the tool.
 func TestMCPServeToolListChanged(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	changed := make(chan struct{}, 8)
 	cs, _ := s.goClient(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }})
-	if names := toolNames(t, cs); slices.Contains(names, "late_tool") {
+	if names := gwToolNames(t, cs); slices.Contains(names, "late_tool") {
 		t.Fatalf("late_tool listed before it was registered: %v", names)
 	}
 	nc, err := nats.Connect(s.url)
@@ -236,13 +236,13 @@ func TestMCPServeToolListChanged(t *testing.T) {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}}}); err != nil {
 		t.Fatal(err)
 	}
-	callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"})
+	gwCall(t, cs, "glob", map[string]any{"pattern": "*.txt"})
 	select {
 	case <-changed:
 	case <-ctx.Done():
 		t.Fatal("no notifications/tools/list_changed after the catalogue changed")
 	}
-	if names := toolNames(t, cs); !slices.Contains(names, "late_tool") {
+	if names := gwToolNames(t, cs); !slices.Contains(names, "late_tool") {
 		t.Errorf("tools/list after list_changed: %v, want late_tool", names)
 	}
 }
@@ -251,24 +251,24 @@ func TestMCPServeToolListChanged(t *testing.T) {
 // rejection, later calls of the session are refused saying the run ended,
 // and the MCP server's next start goes on with the session's next run.
 func TestMCPServeDeclinedRunMovesOn(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	cs, _ := s.goClient(t, nil, "--wait", "1m")
 	go func() {
 		tk := s.awaitTicket(t, "bash")
 		engine(t, "reject", tk.ID, "--nats", s.url)
 	}()
-	if res := callTool(t, cs, "bash", map[string]any{"command": "echo declined"}); !res.IsError || strings.Contains(resultText(res), "declined\n") {
-		t.Errorf("bash rejected without a message: isError=%v %q", res.IsError, resultText(res))
+	if res := gwCall(t, cs, "bash", map[string]any{"command": "echo declined"}); !res.IsError || strings.Contains(gwText(res), "declined\n") {
+		t.Errorf("bash rejected without a message: isError=%v %q", res.IsError, gwText(res))
 	}
-	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*"}); !res.IsError || !strings.Contains(resultText(res), "run has ended") {
-		t.Errorf("a call after the decline: %q, want it refused saying the run ended", resultText(res))
+	if res := gwCall(t, cs, "glob", map[string]any{"pattern": "*"}); !res.IsError || !strings.Contains(gwText(res), "run has ended") {
+		t.Errorf("a call after the decline: %q, want it refused saying the run ended", gwText(res))
 	}
 	if r := s.show(t, s.runOf()); r.Status != "ended" {
 		t.Errorf("the declined run is %s", r.Status)
 	}
 	next, _ := s.goClient(t, nil)
-	if res := callTool(t, next, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "notes.txt") {
-		t.Errorf("the next process's glob: %q", resultText(res))
+	if res := gwCall(t, next, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(gwText(res), "notes.txt") {
+		t.Errorf("the next process's glob: %q", gwText(res))
 	}
 	if r := s.show(t, mcpgw.RunID("default", s.loc, "build", "", 1)); len(r.Steps) != 1 || r.Status != "running" {
 		t.Errorf("the session's next run: %d steps, %s; want the glob, running", len(r.Steps), r.Status)

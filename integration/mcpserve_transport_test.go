@@ -19,7 +19,7 @@ import (
 // carries nothing but the protocol, and calls are steps of the run there.
 func TestMCPServeData(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	s := &mcpSetup{loc: t.TempDir()}
+	s := &gwSetup{loc: t.TempDir()}
 	data := t.TempDir()
 	cmd := exec.Command(engineBin, "mcp", "serve", "--data", data, "--location", s.loc)
 	var stderr lockedBuffer
@@ -33,8 +33,8 @@ func TestMCPServeData(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.loc, "a.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "a.txt") {
-		t.Errorf("glob with --data: %q", resultText(res))
+	if res := gwCall(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(gwText(res), "a.txt") {
+		t.Errorf("glob with --data: %q", gwText(res))
 	}
 	if err := cs.Close(); err != nil {
 		t.Errorf("close: %v\n%s", err, stderr.String())
@@ -48,9 +48,9 @@ func TestMCPServeData(t *testing.T) {
 // Over streamable HTTP the tools are the same as over stdio and a call is
 // a step; a non-loopback --listen is refused unless --listen-remote.
 func TestMCPServeHTTP(t *testing.T) {
-	s := newMCPSetup(t)
+	s := newGWSetup(t)
 	stdio, _ := s.goClient(t, nil)
-	want := toolNames(t, stdio)
+	want := gwToolNames(t, stdio)
 
 	addr := freeAddr(t)
 	cmd := exec.Command(engineBin, s.mcpArgs("--listen", addr, "--session", "http")...)
@@ -74,13 +74,13 @@ func TestMCPServeHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if got := toolNames(t, cs); !slices.Equal(got, want) {
+	if got := gwToolNames(t, cs); !slices.Equal(got, want) {
 		t.Errorf("HTTP tools %v, stdio tools %v", got, want)
 	}
-	if res := callTool(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(resultText(res), "notes.txt") {
-		t.Errorf("glob over HTTP: %q", resultText(res))
+	if res := gwCall(t, cs, "glob", map[string]any{"pattern": "*.txt"}); res.IsError || !strings.Contains(gwText(res), "notes.txt") {
+		t.Errorf("glob over HTTP: %q", gwText(res))
 	}
-	if r := s.show(t, mcpRun(s, "http")); len(r.Steps) != 1 {
+	if r := s.show(t, gwRun(s, "http")); len(r.Steps) != 1 {
 		t.Errorf("HTTP session's run has %d steps, want 1", len(r.Steps))
 	}
 
