@@ -79,10 +79,9 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 			t.Fatalf("client.mjs printed %q: %v", sc.Text(), err)
 		}
 		events[ev.Event] = ev
-		if ev.Event == "asking" {
+		if ev.Event == "progress" { // the call waits, and says so: answer it from another process
 			go func() {
 				tk := s.awaitTicket(t, "bash")
-				time.Sleep(500 * time.Millisecond) // a few progress notifications first
 				engine(t, "approve", tk.ID, "--nats", s.url)
 			}()
 		}

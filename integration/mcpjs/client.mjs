@@ -5,7 +5,8 @@
 //   {"event":"tools","names":[...]}              tools/list
 //   {"event":"allowed", ...result}               read notes.txt
 //   {"event":"denied", ...result}                read secret.txt
-//   {"event":"asking"}                           bash is called now; the test approves its ticket
+//   {"event":"asking"}                           bash is called now
+//   {"event":"progress"}                         its first progress notification: the test approves its ticket
 //   {"event":"asked", ...result, "progress":N}   bash's result once approved
 // With --elicit first (node client.mjs --elicit ENGINE ARGS...) the client
 // declares elicitation, approves what it is asked, and calls bash only:
@@ -49,7 +50,7 @@ say("asking");
 const answered = await client.callTool({ name: "bash", arguments: { command: "echo approved-from-elsewhere" } }, undefined, {
   timeout: 120000,
   resetTimeoutOnProgress: true,
-  onprogress: () => { progress++; },
+  onprogress: () => { if (++progress === 1) say("progress"); },
 });
 say("asked", { ...summary(answered), progress });
 
