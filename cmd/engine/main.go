@@ -74,6 +74,7 @@ func verbs() []verb {
 		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
 		{"replay", "replay --policy FILE: re-decide recorded calls against a candidate configuration (exit 1 when a verdict changes)", runReplay},
 		{"verify", "rebuild every projection from the log and compare each with the checkpoint", runVerify},
+		{"mcp", "mcp serve: Stepgate as an MCP server, one run whose tools/call are steps through the gate", runMCP},
 		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
