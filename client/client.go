@@ -77,10 +77,13 @@ func Dial(url string, opts ...Option) (*Client, error) {
 		nats.RetryOnFailedConnect(true)}, o.nats...)
 	// Last, so that no option given replaces them: the client must hear of
 	// every reconnect to send its requests in flight again.
-	nopts = append(nopts, nats.ConnectHandler(w.connected), nats.ReconnectHandler(w.connected))
+	nopts = append(nopts, nats.ConnectHandler(w.firstConnect), nats.ReconnectHandler(w.connected))
 	nc, err := nats.Connect(url, nopts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	if nc.IsConnected() { // before any request: the first-connect callback, still to come, cut none
+		w.upAtDial()
 	}
 	c := newClient(nc, o)
 	c.own, c.watch = true, w

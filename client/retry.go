@@ -84,6 +84,10 @@ type echoFunc func(ctx context.Context, answer *Error) (done bool, err error)
 type connWatch struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// connectedAtDial: the connection was up when Dial returned, so the
+	// first-connect callback (delivered later, on the connection's own
+	// goroutine) cut no request and must not be taken for a reconnect.
+	connectedAtDial bool
 }
 
 func newConnWatch() *connWatch { return &connWatch{ch: make(chan struct{})} }
@@ -93,6 +97,24 @@ func (w *connWatch) next() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.ch
+}
+
+// firstConnect is the handler of the connection's first connect: a
+// reconnect unless the connection was up before any request was sent.
+func (w *connWatch) firstConnect(nc *nats.Conn) {
+	w.mu.Lock()
+	skip := w.connectedAtDial
+	w.mu.Unlock()
+	if !skip {
+		w.connected(nc)
+	}
+}
+
+// upAtDial records that the connection was up when Dial returned.
+func (w *connWatch) upAtDial() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.connectedAtDial = true
 }
 
 // connected is the (re)connect handler.
