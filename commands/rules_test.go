@@ -69,6 +69,14 @@ func userFileHost(t *testing.T, s *steptest.Server, user, text string) *commands
 func TestHomeRulesDenyThroughTheEngine(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	// The home is under the system's temporary directory, which the build
+	// agent lets tools reach: move that elsewhere, so the access would ask
+	// without the user's rule, as a real home's would.
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
