@@ -71,11 +71,17 @@ func match(p, s string) (ok, retry bool) {
 		if pi < len(p) {
 			switch c := p[pi]; {
 			case c == '*':
-				end, dir := starRun(p, pi)
-				if end == len(p) && !dir {
+				start := pi
+				for pi < len(p) && p[pi] == '*' {
+					pi++
+				}
+				dirs = pi-start >= 2 && pi < len(p) && slash(p[pi]) == '/' && (start == 0 || slash(p[start-1]) == '/')
+				if dirs {
+					pi++ // the "**/" takes its '/'
+				} else if pi == len(p) {
 					return true, false // a final '*' takes the rest of s
 				}
-				pi, star, next, dirs = end, end, si, dir
+				star, next = pi, si
 				continue
 			case c == '?':
 				pi++
