@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/internal/vocab"
@@ -41,6 +42,22 @@ func checkOverride(r gate.Rule) error {
 			return fmt.Errorf("run rule %s: ticket_ttl %q: want a positive duration on an ask rule: %w", r, r.TicketTTL, ErrInvalidRequest)
 		}
 	}
+	return nil
+}
+
+// expandHome expands a leading "~" or "$HOME" of a run rule's resource to
+// this host's home directory, as the configuration expands its rules (see
+// gate.ExpandHome); a rule that needs a home when the host has none is
+// refused, as a deny left unexpanded would never match.
+func expandHome(r *gate.Rule) error {
+	if _, ok := gate.HomeRef(r.Resource); !ok || !gate.HomeAction(r.Action) {
+		return nil
+	}
+	res, ok := gate.ExpandHome(r.Resource, config.Home())
+	if !ok {
+		return fmt.Errorf("run rule %s: it names the home directory, and this host has none (HOME is not set or not absolute): %w", r, ErrInvalidRequest)
+	}
+	r.Resource = res
 	return nil
 }
 
@@ -103,6 +120,9 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 	}
 	for _, r := range req.Rules {
 		r.Source = gate.SourceRun
+		if err := expandHome(&r); err != nil {
+			return nil, err
+		}
 		rules = append(rules, r)
 	}
 	narrowing := gate.Configured

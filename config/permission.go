@@ -37,10 +37,14 @@ func (p *permission) decode(s state, n ast.Node) error {
 	})
 }
 
-// add appends the rule for action on resource with the effect written at n.
+// add appends the rule for action on resource with the effect written at n,
+// a leading "~" or "$HOME" of the resource expanded (see resourcePattern).
 func (p *permission) add(s state, n ast.Node, action, resource, effect string) error {
 	e, err := parseEffect(s, n, effect)
 	if err != nil {
+		return err
+	}
+	if resource, err = resourcePattern(s, n, action, resource); err != nil {
 		return err
 	}
 	p.rules = append(p.rules, gate.Rule{Action: action, Resource: resource, Effect: e, Source: s.source})
@@ -65,11 +69,15 @@ func listRule(s state, n ast.Node) (gate.Rule, error) {
 		return gate.Rule{}, err
 	}
 	out := gate.Rule{Action: r.Action.text, Resource: "*", TicketTTL: r.TicketTTL.text, Source: s.source}
-	if r.Resource.set {
-		out.Resource = r.Resource.text
-	}
 	if out.Action == "" {
 		return out, s.child("action", nil).fail(n, "an action is required")
+	}
+	if r.Resource.set {
+		res, err := resourcePattern(s.child("resource", nil), n, out.Action, r.Resource.text)
+		if err != nil {
+			return out, err
+		}
+		out.Resource = res
 	}
 	e, err := parseEffect(s.child("effect", nil), n, r.Effect.text)
 	out.Effect = e

@@ -10,4 +10,11 @@ type Request struct {
 	// understand well enough to judge, such as a shell command that does not
 	// parse.
 	Ask bool `json:"ask,omitempty"`
+	// Root, when set, says the request's relative resources are paths inside
+	// the location whose real path Root is ('/' form): a relative resource r
+	// is also the absolute path Root/r ("." is Root itself), and the gate
+	// matches it in both forms, so a rule written with the absolute path
+	// covers it too. Absolute resources (paths outside the location) are
+	// matched as they are.
+	Root string `json:"root,omitempty"`
 }

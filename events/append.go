@@ -44,6 +44,9 @@ func (r Request) writeJSON(w *jsonfast.Writer) {
 	if r.Ask {
 		w.Bool("ask", true)
 	}
+	if r.Root != "" {
+		w.String("root", r.Root)
+	}
 	w.EndObject()
 }
 

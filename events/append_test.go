@@ -36,7 +36,7 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 		}
 		var reqs []events.Request
 		for range rapid.IntRange(0, 2).Draw(t, "reqs") {
-			reqs = append(reqs, events.Request{Action: anyString(t, "ra"), Resources: anyStrings(t, "res"), Save: anyStrings(t, "save"), Ask: rapid.Bool().Draw(t, "ask")})
+			reqs = append(reqs, events.Request{Action: anyString(t, "ra"), Resources: anyStrings(t, "res"), Save: anyStrings(t, "save"), Ask: rapid.Bool().Draw(t, "ask"), Root: anyString(t, "root")})
 		}
 		var parts []events.Part
 		for range rapid.IntRange(0, 3).Draw(t, "parts") {

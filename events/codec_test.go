@@ -31,7 +31,7 @@ func sampleCommit() *events.Commit {
 			events.StepFinalized{Calls: 1},
 			events.RunEnded{Cause: events.CauseCompleted},
 			events.TicketIssued{ID: "T1", CallID: "c1", Tool: "echo", Identity: "i", ArgsSHA: "a", Kind: events.TicketPermission,
-				Requests: []events.Request{{Action: "echo", Resources: []string{"hi"}}}, PolicySHA: "p", Deadline: &at, Project: "p1"},
+				Requests: []events.Request{{Action: "echo", Resources: []string{"hi"}}, {Action: "edit", Resources: []string{"src/a.go"}, Save: []string{"*"}, Ask: true, Root: "/w"}}, PolicySHA: "p", Deadline: &at, Project: "p1"},
 			events.StepAwaiting{Tickets: []string{"T1"}},
 			events.TicketResolved{Ticket: "T1", CallID: "c1", Reply: events.ReplyAlways, Approved: true, Principal: "ops", Answers: json.RawMessage(`["a"]`)},
 			events.ApprovalSaved{ID: "G1", Project: "p1", Action: "echo", Resource: "*", Principal: "ops", Ticket: "T1"},

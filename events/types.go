@@ -49,6 +49,9 @@ type Request struct {
 	Resources []string `json:"resources"`
 	Save      []string `json:"save,omitempty"`
 	Ask       bool     `json:"ask,omitempty"`
+	// Root is the location's real path when the resources are paths in it
+	// (see descriptor.Request); absent in logs written before it was added.
+	Root string `json:"root,omitempty"`
 }
 
 // OutputLimits are the tool-output bounds pinned for a run.

@@ -87,7 +87,7 @@ func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 		c.Paths = p.book.paths
 	}
 	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, observed: observed, paths: c.Paths}, c
+	p.Prepared, p.c = Prepared{requests: reqs, gated: p.book.withRoots(reqs), observed: observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

@@ -120,7 +120,7 @@ func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 		c.Paths = p.book.paths
 	}
 	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, observed: observed, paths: c.Paths}, c
+	p.Prepared, p.c = Prepared{requests: reqs, gated: p.book.withRoots(reqs), observed: observed, paths: c.Paths}, c
 	p.call = p
 	return &p.Prepared, nil
 }

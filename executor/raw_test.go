@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
 )
@@ -157,5 +158,25 @@ func TestNewRawRequests(t *testing.T) {
 	}
 	if _, err := tool.Prepare(executor.Call{}, json.RawMessage(`{"a":13}`)); err == nil || err.Error() != "Invalid tool input: unlucky" {
 		t.Fatalf("refusing requests: %v", err)
+	}
+}
+
+// The gate decides a raw tool's calls on the requests it raises: a raw tool
+// whose calls reached the gate with no request would be allowed whatever
+// the rules say (an MCP tool under a deny rule, say).
+func TestNewRawGatesItsRequests(t *testing.T) {
+	tool, err := executor.NewRaw(rawDesc(), func(context.Context, executor.Call, json.RawMessage) (executor.Result, error) {
+		return executor.TextResult("ok"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tool.Prepare(executor.Call{}, json.RawMessage(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []descriptor.Request{{Action: tool.Descriptor().Action, Resources: []string{"*"}, Save: []string{"*"}}}
+	if diff := cmp.Diff(want, p.PermissionRequests()); diff != "" {
+		t.Fatalf("the requests the gate decides (-want +got):\n%s", diff)
 	}
 }

@@ -1,6 +1,12 @@
 package executor
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/stepgate/stepgate/descriptor"
+)
 
 // ResolvedPath is one path a call resolved when it was decided: the path as
 // the tool passed it to [Call.Resolve], and the real path it led to then.
@@ -17,10 +23,22 @@ type ResolvedPath struct {
 type pathBook struct {
 	paths []ResolvedPath
 	again bool
+	// root and inside are the location's real path and the resource forms
+	// (Path.Resource) of the paths resolved inside it, recorded on every
+	// prepare, for [pathBook.withRoots].
+	root   string
+	inside []string
 }
 
-// record keeps the first real path seen for path.
-func (b *pathBook) record(path, real string) {
+// record keeps the first real path seen for path, and p's resource form
+// when it is inside the location.
+func (b *pathBook) record(path string, p Path) {
+	if !p.External {
+		b.root = filepath.ToSlash(p.Root)
+		if res := p.Resource(); !slices.Contains(b.inside, res) {
+			b.inside = append(b.inside, res)
+		}
+	}
 	if b.again {
 		return
 	}
@@ -29,7 +47,49 @@ func (b *pathBook) record(path, real string) {
 			return
 		}
 	}
-	b.paths = append(b.paths, ResolvedPath{Path: path, Real: real})
+	b.paths = append(b.paths, ResolvedPath{Path: path, Real: p.Real})
+}
+
+// withRoots sets Root (see descriptor.Request) on each request of reqs that
+// names paths: one with a relative resource, every relative resource of it
+// the resource form of a path the call resolved inside the location. So
+// the gate matches the paths a tool touches in both their forms, whichever
+// tool built the request. reqs may be shared between calls: a changed list
+// is a copy.
+func (b *pathBook) withRoots(reqs []descriptor.Request) []descriptor.Request {
+	if b.root == "" {
+		return reqs
+	}
+	var out []descriptor.Request
+	for i, r := range reqs {
+		if r.Root != "" || !b.namesPaths(r.Resources) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(reqs)
+		}
+		out[i].Root = b.root
+	}
+	if out == nil {
+		return reqs
+	}
+	return out
+}
+
+// namesPaths reports whether resources has a relative resource and each
+// relative one is a path the call resolved inside the location.
+func (b *pathBook) namesPaths(resources []string) bool {
+	some := false
+	for _, res := range resources {
+		if res != "" && (res[0] == '/' || res[0] == '\\') {
+			continue // a path outside the location, or not a path
+		}
+		if !slices.Contains(b.inside, res) {
+			return false
+		}
+		some = true
+	}
+	return some
 }
 
 // Resolve resolves path against the call's location, as [Resolve] does, and
@@ -51,7 +111,7 @@ func (c Call) Resolve(path string, wantDir bool) (Path, error) {
 		return p, err
 	}
 	if c.book != nil {
-		c.book.record(path, p.Real)
+		c.book.record(path, p)
 		return p, nil
 	}
 	for _, r := range c.Paths {

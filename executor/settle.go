@@ -13,6 +13,7 @@ import (
 // holds while it asks the gate; it has not run anything yet.
 type Prepared struct {
 	requests []descriptor.Request
+	gated    []descriptor.Request // requests, with Root where they name paths
 	observed string
 	paths    []ResolvedPath
 	call     settler
@@ -59,6 +60,18 @@ func (p *Prepared) Paths() []ResolvedPath { return p.paths }
 // Requests returns the permission requests the call raises. The slice may be shared
 // with other calls of the same tool: do not modify it.
 func (p *Prepared) Requests() []descriptor.Request { return p.requests }
+
+// PermissionRequests returns the requests as the gate decides them and the
+// log records them: [Prepared.Requests], with Root (see descriptor.Request)
+// set on each request whose relative resources are all paths the call
+// resolved inside its location, so a rule written with the absolute path
+// matches them too. Do not modify the slice.
+func (p *Prepared) PermissionRequests() []descriptor.Request {
+	if p.gated == nil { // never fewer than Requests: a call the gate saw no request of would be allowed
+		return p.requests
+	}
+	return p.gated
+}
 
 // Run executes the call and returns its whole result, not yet bounded: the caller
 // bounds it at [OutputStore.Bound], the one place output is cut (spec/tools.md,

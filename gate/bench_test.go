@@ -51,3 +51,16 @@ func BenchmarkEvaluateInput(b *testing.B) {
 		EvaluateInput(req, conf, saved)
 	}
 }
+
+// BenchmarkEvaluateInputPaths decides an edit of three paths inside the
+// location, each matched in both forms, against the same rules and a
+// user's absolute deny.
+func BenchmarkEvaluateInputPaths(b *testing.B) {
+	conf := append(benchRules(), Rule{Action: "edit", Resource: "/home/me/proj/secrets/**", Effect: Deny, Source: SourceUser})
+	saved := Ruleset{savedRule("edit", "*")}
+	req := descriptor.Request{Action: "edit", Resources: []string{"src/gate/evaluate.go", "docs/permissions.md", "gate/evaluate_test.go"}, Root: "/home/me/proj"}
+	b.ReportAllocs()
+	for b.Loop() {
+		EvaluateInput(req, conf, saved)
+	}
+}

@@ -44,8 +44,17 @@ func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
 // decide returns the decision of the last rule of rs that matches, and
 // whether one did.
 func (rs Ruleset) decide(action, resource string) (Decision, bool) {
+	return rs.decideIn(action, resource, false)
+}
+
+// decideIn is decide among the rules with an absolute resource pattern
+// only, when absOnly (see [AbsolutePattern]).
+func (rs Ruleset) decideIn(action, resource string, absOnly bool) (Decision, bool) {
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
+		if absOnly && !AbsolutePattern(r.Resource) {
+			continue
+		}
 		if Match(r.Action, action) && Match(r.Resource, resource) && r.Source != SourceProtected {
 			e := r.Effect
 			if !e.Valid() {
@@ -67,6 +76,11 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // the configured ones: any Deny gives Deny, else any Ask gives Ask, else
 // Allow. A request without resources is allowed, with a nil Rule.
 //
+// A request whose Root is set names paths: each relative resource is
+// decided in its relative and its absolute form, the stricter holding, as
+// "Path resources in two forms" (pathforms.go) says; so is a saved
+// approval, which allows when it matches either form.
+//
 // Then the protections of configured (see [SourceProtected]) raise each
 // resource they cover to ask: no rule, saved approval or agent default lets
 // a protected path be written without a human, and a deny still denies.
@@ -74,19 +88,21 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // The returned decision is that of the first resource, in request order,
 // that reached the final effect; among resources that ask, a protected one
 // is preferred, so the verdict says why it asks. EvaluateInput does not
-// allocate (but as [Evaluate] says).
+// allocate (but as [Evaluate] says, and the absolute form of each relative
+// resource of a request with Root).
 func EvaluateInput(req descriptor.Request, configured, saved Ruleset) Decision {
 	worst, found := Decision{Effect: Allow}, false
 	protects := configured.protectsAction(req.Action)
 	for _, res := range req.Resources {
-		d, ok := configured.decide(req.Action, res)
+		abs := absForm(req.Root, res)
+		d, ok := configured.decideForms(req.Action, res, abs)
 		if !ok {
 			d = Decision{Effect: Ask, Resource: res}
 		}
 		if d.Effect == Deny {
 			return d
 		}
-		if sd, ok := saved.decide(req.Action, res); ok {
+		if sd, ok := saved.decideForms(req.Action, res, abs); ok {
 			d = sd
 		}
 		if protects {

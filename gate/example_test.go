@@ -89,7 +89,7 @@ func ExampleDecide_protectedPath() {
 	fmt.Println(gate.MatchPath(".git/**", "vendor/x/.git/config"), gate.MatchPath("/Makefile", "sub/Makefile"))
 	// Output:
 	// confirm - confirmation required by rule edit ".git/**" (protected path)
-	// [{Action:edit Resources:[.Git/hooks/pre-commit] Save:[] Ask:true}]
+	// [{Action:edit Resources:[.Git/hooks/pre-commit] Save:[] Ask:true Root:}]
 	// true false
 }
 

@@ -12,16 +12,43 @@ import (
 func refMatch(pattern, s string) bool {
 	pattern = strings.ReplaceAll(pattern, `\`, "/")
 	s = strings.ReplaceAll(s, `\`, "/")
-	for strings.Contains(pattern, "**") {
-		pattern = strings.ReplaceAll(pattern, "**", "*")
-	}
-	if refWhole(chars(pattern), chars(s)) {
+	if refWhole(tokens(pattern), chars(s)) {
 		return true
 	}
-	if head, ok := strings.CutSuffix(pattern, " *"); ok {
-		return refWhole(chars(head), chars(s))
+	if head, ok := strings.CutSuffix(strings.TrimRight(pattern, "*"), " "); ok && strings.HasSuffix(pattern, "*") {
+		return refWhole(tokens(head), chars(s))
 	}
 	return false
+}
+
+// dirStar is the token of a "**/" that may match zero directories.
+const dirStar = "**/"
+
+// tokens splits a pattern into characters, a run of '*' read as one "*",
+// and a run of two or more '*' at the start or after '/', followed by '/',
+// read as one dirStar token (with that '/').
+func tokens(p string) []string {
+	var ts []string
+	for i := 0; i < len(p); {
+		if p[i] != '*' {
+			_, w := utf8.DecodeRuneInString(p[i:])
+			ts = append(ts, p[i:i+w])
+			i += w
+			continue
+		}
+		j := i
+		for j < len(p) && p[j] == '*' {
+			j++
+		}
+		if j-i >= 2 && j < len(p) && p[j] == '/' && (i == 0 || p[i-1] == '/') {
+			ts = append(ts, dirStar)
+			i = j + 1
+			continue
+		}
+		ts = append(ts, "*")
+		i = j
+	}
+	return ts
 }
 
 // chars splits s into characters: runes, and bytes that are not valid UTF-8.
@@ -49,6 +76,11 @@ func refWhole(p, s []string) bool {
 			switch {
 			case p[i] == "*":
 				m[i][j] = m[i+1][j] || (j < len(s) && m[i][j+1])
+			case p[i] == dirStar: // nothing, or any run ending in '/'
+				m[i][j] = m[i+1][j]
+				for k := j; k < len(s) && !m[i][j]; k++ {
+					m[i][j] = s[k] == "/" && m[i+1][k+1]
+				}
 			case j == len(s):
 				m[i][j] = false
 			case p[i] == "?":
@@ -63,25 +95,23 @@ func refWhole(p, s []string) bool {
 
 // regexpMatch is a second reference for valid UTF-8, built the way the
 // reference system built its matcher: quote the pattern into a regexp, with
-// `.*` for '*', `.` for '?' and an optional ` .*` tail. Runs of '*' are
-// collapsed first, since the spec reads "**" as "*".
+// `.*` for '*', `.` for '?', `(?:.*/)?` for a "**/" that may match zero
+// directories, and an optional ` .*` tail. Other runs of '*' are one '*'.
 func regexpMatch(pattern, s string) bool {
 	pattern = strings.ReplaceAll(pattern, `\`, "/")
 	s = strings.ReplaceAll(s, `\`, "/")
 	var b strings.Builder
-	prevStar := false
-	for _, r := range pattern {
-		star := r == '*'
-		switch {
-		case star && prevStar: // a run of '*' is one '*'
-		case star:
+	for _, tok := range tokens(pattern) {
+		switch tok {
+		case dirStar:
+			b.WriteString("(?:.*/)?")
+		case "*":
 			b.WriteString(".*")
-		case r == '?':
+		case "?":
 			b.WriteString(".")
 		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			b.WriteString(regexp.QuoteMeta(tok))
 		}
-		prevStar = star
 	}
 	expr := b.String()
 	if head, ok := strings.CutSuffix(expr, " .*"); ok {

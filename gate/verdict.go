@@ -132,7 +132,7 @@ func askingParts(dst []descriptor.Request, req descriptor.Request, configured, s
 	}
 	var asking, protected []string
 	for _, res := range req.Resources {
-		one := descriptor.Request{Action: req.Action, Resources: []string{res}}
+		one := descriptor.Request{Action: req.Action, Resources: []string{res}, Root: req.Root}
 		switch d := EvaluateInput(one, configured, saved); {
 		case d.Effect == Ask && d.isProtection():
 			protected = append(protected, res)
@@ -148,7 +148,7 @@ func askingParts(dst []descriptor.Request, req descriptor.Request, configured, s
 		dst = append(dst, req)
 	}
 	if protected != nil {
-		dst = append(dst, descriptor.Request{Action: req.Action, Resources: protected, Ask: true})
+		dst = append(dst, descriptor.Request{Action: req.Action, Resources: protected, Ask: true, Root: req.Root})
 	}
 	return dst
 }

@@ -56,6 +56,34 @@ func TestMatch(t *testing.T) {
 		{"** means the same as *", "src/**", "src/a/b.go", true},
 		{"** matches the empty run", "a**b", "ab", true},
 		{"*** means the same as *", "a***", "a", true},
+		{"**/ matches zero directories at the start", "**/.env*", ".env", true},
+		{"**/ matches zero directories: a longer name", "**/.env*", ".env.local", true},
+		{"**/ matches one directory", "**/.env*", "a/.env", true},
+		{"**/ matches several directories", "**/.env*", "a/b/.env.local", true},
+		{"**/ does not match part of a name", "**/.env", "x.env", false},
+		{"**/ does not match part of a deeper name", "**/.env", "a/x.env", false},
+		{"*/ still needs a /", "*/.env", ".env", false},
+		{"/**/ in the middle matches zero directories", "src/**/x.go", "src/x.go", true},
+		{"/**/ in the middle matches directories", "src/**/x.go", "src/a/b/x.go", true},
+		{"/**/ in the middle keeps its slashes", "src/**/x.go", "srcx.go", false},
+		{"/**/ does not match part of a name", "src/**/x.go", "src/ax.go", false},
+		{"/**/ before a star", "src/**/*.go", "src/main.go", true},
+		{"two **/ both zero", "**/**/x", "x", true},
+		{"two **/ with directories", "a/**/b/**/c", "a/b/c", true},
+		{"two **/ with directories between", "a/**/b/**/c", "a/x/b/y/z/c", true},
+		{"**/ after a star elsewhere", "*a/**/b", "xa/b", true},
+		{"**/ after a star needs the earlier star to absorb more", "*a/**/b", "a/aa/b", true},
+		{"a final **/ matches nothing after a /", "a/**/", "a/", true},
+		{"a final **/ matches directories", "a/**/", "a/b/", true},
+		{"a final **/ still ends in /", "a/**/", "a/b", false},
+		{"**/ alone matches the empty string", "**/", "", true},
+		{"***/ is a **/", "***/x", "x", true},
+		{"x**/ is not a **/", "x**/y", "xy", false},
+		{"x**/ means x*/", "x**/y", "xa/y", true},
+		{"**/ with backslashes", `**\.env`, ".env", true},
+		{"**/ with backslashes in the string", "src/**/x.go", `src\a\x.go`, true},
+		{"**/ with a multibyte name", "**/é?", "é日", true},
+		{"**/ absolute", "/home/u/**/.ssh/*", "/home/u/.ssh/id_rsa", true},
 		{"trailing ' *' matches with an argument", "git push *", "git push origin", true},
 		{"trailing ' *' matches without the tail", "git push *", "git push", true},
 		{"trailing ' *' matches a bare trailing space", "git push *", "git push ", true},
@@ -99,6 +127,16 @@ func TestMatchLongInputIsNotExponential(t *testing.T) {
 	}
 }
 
+func TestMatchDirectoryStarsAreNotExponential(t *testing.T) {
+	// A "**/" that backtracked over every way to split the directories
+	// between several of them would take exponential time here.
+	pattern := strings.Repeat("**/a/", 30) + "b"
+	s := strings.Repeat("a/", 3000) + "c"
+	if Match(pattern, s) {
+		t.Fatalf("Match(%q, 3000×a/ c) = true, want false", pattern)
+	}
+}
+
 func TestMatchDoesNotAllocate(t *testing.T) {
 	tests := []struct {
 		why        string
@@ -108,6 +146,8 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 		{"backslashes", `C:\src\*`, `C:\src\main.go`},
 		{"optional tail", "git push *", "git push"},
 		{"multibyte", "caf? *", "café au lait"},
+		{"zero directories", "**/.env*", ".env.local"},
+		{"directory stars", "src/**/x/**/*.go", "src/a/b/x/c/d.go"},
 	}
 	for _, tt := range tests {
 		got := testing.AllocsPerRun(100, func() { Match(tt.pattern, tt.s) })

@@ -47,7 +47,7 @@ func Requests(rs []events.Request) []descriptor.Request {
 	}
 	out := make([]descriptor.Request, len(rs))
 	for i, r := range rs {
-		out[i] = descriptor.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
+		out[i] = descriptor.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask, Root: r.Root}
 	}
 	return out
 }
@@ -59,7 +59,7 @@ func EventRequests(rs []descriptor.Request) []events.Request {
 	}
 	out := make([]events.Request, len(rs))
 	for i, r := range rs {
-		out[i] = events.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask}
+		out[i] = events.Request{Action: r.Action, Resources: r.Resources, Save: r.Save, Ask: r.Ask, Root: r.Root}
 	}
 	return out
 }
