@@ -27,16 +27,19 @@ func Parse(b []byte) (v any, dups, ok bool) {
 	return v, p.dups, p.i == len(p.b)
 }
 
-// maxDepth is encoding/json's nesting limit.
+// maxDepth is encoding/json's nesting limit: at most this many containers
+// one inside another.
 const maxDepth = 10000
 
 // value decodes the value at the scanner as Parse does; depth is the
 // nesting it is found at (1 for an object's member).
 func (p *Scanner) value(depth int) (any, bool) {
-	if p.i >= len(p.b) || depth > maxDepth {
+	if p.i >= len(p.b) {
 		return nil, false
 	}
 	switch c := p.b[p.i]; {
+	case (c == '{' || c == '[') && depth >= maxDepth:
+		return nil, false // a container more than maxDepth deep
 	case c == '{':
 		return p.object(depth + 1)
 	case c == '[':
