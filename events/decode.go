@@ -12,9 +12,9 @@ import (
 // bytes that are not JSON), and [Unmarshal] then decodes it the general
 // way, with encoding/json, which also gives any error. What it accepts it
 // decodes exactly as that way does (FuzzUnmarshalFastAgrees holds the two
-// together): the envelope and the payloads every step writes by hand
-// (decode_step.go), the other payloads through decodeEvent, each from its
-// own bytes.
+// together): the envelope and the payloads every step and every run's
+// start write by hand (decode_step.go, decode_start.go), the other payloads
+// through decodeEvent, each from its own bytes.
 //
 // The figure behind it (engine bench w5, see jsonfast's doc): a rebuild
 // spent about 80% of its CPU in encoding/json, the envelope and then every
@@ -123,9 +123,9 @@ func (d *decoder) event() Event {
 	return e
 }
 
-// payload reads an event's payload: a step's by hand when it is of the
-// version this build writes (the decoders read that version's fields),
-// any other through decodeEvent.
+// payload reads an event's payload: a step's or a start's by hand when it
+// is of the version this build writes (the decoders read that version's
+// fields), any other through decodeEvent.
 func (d *decoder) payload(typ string, v int) Event {
 	if v == 1 && Version(typ) == 1 {
 		switch typ {
@@ -139,6 +139,10 @@ func (d *decoder) payload(typ string, v int) Event {
 			return d.toolResultRecorded()
 		case TypeStepFinalized:
 			return d.stepFinalized()
+		case TypeRunStarted:
+			return d.runStarted()
+		case TypeCatalogAdvertised:
+			return d.catalogAdvertised()
 		}
 	}
 	data, ok := d.p.Raw(3)

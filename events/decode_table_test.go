@@ -41,7 +41,9 @@ var fastCases = []struct {
 	{"times with offsets and fractions", `{"id":"a","at":"2026-12-01T10:00:00.123456789+05:30","events":[{"type":"OutputFileStored","v":1,"data":{"expires":"2026-12-01T10:00:00-08:00"}}]}`, true},
 	{"escapes, invalid UTF-8, surrogates", step(`{"type":"ToolCallRequested","v":1,"data":{"call_id":"a\"b\\c\u00e9\ud83d\ude00\ud800x\/","tool":"` + "\xff\xfe" + `","identity":"é"}}`), true},
 	{"base64 with a line break", step(`{"type":"ToolResultRecorded","v":1,"data":{"parts":[{"type":"image","mime":"image/png","data":"aGk=\n"},{"data":""},{"data":null}]}}`), true},
-	{"the other types through encoding/json", step(`{"type":"RunStarted","v":1,"data":{"agent":"a","rules":[{"action":"*","resource":"*","effect":"allow"}],"forked_from":{"run":"r","step":2}}},{"type":"TicketIssued","v":1,"data":{"id":"t","deadline":"2026-12-01T00:00:00Z"}},{"type":"StateCommand","v":1,"data":{"call_id":"c","key":"todos","value":[]}}`), true},
+	{"a start", `{"id":"a","run":"r","kind":"start","events":[{"type":"RunStarted","v":1,"data":{"agent":"a","location":"/w","project":"p","rules":[{"action":"*","resource":"*","effect":"allow","source":"default"},null],"narrowing":"configured","limits":{"max_lines":2000,"max_bytes":51200},"policy_sha256":"d","engine_version":"dev","ticket_ttl_ms":9007199254740993,"forked_from":{"run":"r","step":2,"commit":"c"}}},{"type":"CatalogAdvertised","v":1,"data":{"fingerprint":"f","tools":[{"name":"echo","identity":"i"},{}]}}]}`, true},
+	{"a start without rules, forked_from null", `{"id":"a","events":[{"type":"RunStarted","v":1,"data":{"rules":null,"forked_from":null,"limits":{}}},{"type":"CatalogAdvertised","v":1,"data":{"tools":[]}}]}`, true},
+	{"the other types through encoding/json", step(`{"type":"TicketIssued","v":1,"data":{"id":"t","deadline":"2026-12-01T00:00:00Z"}},{"type":"StateCommand","v":1,"data":{"call_id":"c","key":"todos","value":[]}},{"type":"ApprovalSaved","v":1,"data":{"id":"g"}}`), true},
 	{"arguments nested to encoding/json's limit", step(`{"type":"ToolCallRequested","v":1,"data":{"args":` + strings.Repeat("[", 9996) + strings.Repeat("]", 9996) + `}}`), true},
 	{"int extremes", `{"id":"a","step":-9223372036854775808,"events":[{"type":"ToolCallStarted","v":1,"data":{"attempt":9223372036854775807}},{"type":"StepFinalized","v":1,"data":{"calls":-0}}]}`, true},
 
@@ -60,6 +62,7 @@ var fastCases = []struct {
 	{"a number for a string", `{"id":1}`, false},
 	{"a time with an escape", `{"id":"a","at":"2026-12-01T10:00:00\u005a"}`, false},
 	{"not a time", `{"id":"a","at":"yesterday"}`, false},
+	{"a null struct (encoding/json leaves it)", `{"id":"a","events":[{"type":"RunStarted","v":1,"data":{"limits":null}}]}`, false},
 	{"a payload that is not an object", step(`{"type":"StepFinalized","v":1,"data":[1]}`), false},
 	{"a null payload of a known type", step(`{"type":"StepFinalized","v":1,"data":null}`), false},
 	{"another type's bad payload", step(`{"type":"RunEnded","v":1,"data":{"cause":1}}`), false},

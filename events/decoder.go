@@ -22,8 +22,8 @@ type decoder struct {
 
 // maxMembers is the most known members an object may have for the decoder,
 // which remembers their names to decline a name given twice: the most
-// fields a type it reads has (Commit's).
-const maxMembers = 8
+// fields a type it reads has (RunStarted's).
+const maxMembers = 10
 
 // object reads an object, calling member with each member's name. member
 // reads the value and reports whether it knows the name; the value of a
@@ -172,6 +172,19 @@ func (d *decoder) int(dst *int) {
 		return
 	}
 	*dst = int(n)
+}
+
+// int64 reads an integer; null leaves dst as it is.
+func (d *decoder) int64(dst *int64) {
+	if d.bad || d.p.Null() {
+		return
+	}
+	n, ok := d.p.Int()
+	if !ok {
+		d.bad = true
+		return
+	}
+	*dst = n
 }
 
 // bool reads true or false; null leaves dst as it is.
