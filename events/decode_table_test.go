@@ -45,10 +45,13 @@ var fastCases = []struct {
 	{"a start without rules, forked_from null", `{"id":"a","events":[{"type":"RunStarted","v":1,"data":{"rules":null,"forked_from":null,"limits":{}}},{"type":"CatalogAdvertised","v":1,"data":{"tools":[]}}]}`, true},
 	{"the other types through encoding/json", step(`{"type":"TicketIssued","v":1,"data":{"id":"t","deadline":"2026-12-01T00:00:00Z"}},{"type":"StateCommand","v":1,"data":{"call_id":"c","key":"todos","value":[]}},{"type":"ApprovalSaved","v":1,"data":{"id":"g"}}`), true},
 	{"arguments nested to encoding/json's limit", step(`{"type":"ToolCallRequested","v":1,"data":{"args":` + strings.Repeat("[", 9996) + strings.Repeat("]", 9996) + `}}`), true},
+	{"unknown data nested to the limit", step(`{"type":"Future","v":1,"data":` + strings.Repeat("[", 9997) + strings.Repeat("]", 9997) + `}`), true},
+	{"an unknown member nested to the limit", `{"id":"a","later":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`, true},
 	{"int extremes", `{"id":"a","step":-9223372036854775808,"events":[{"type":"ToolCallStarted","v":1,"data":{"attempt":9223372036854775807}},{"type":"StepFinalized","v":1,"data":{"calls":-0}}]}`, true},
 
 	{"arguments nested past the limit", step(`{"type":"ToolCallRequested","v":1,"data":{"args":` + strings.Repeat("[", 9997) + strings.Repeat("]", 9997) + `}}`), false},
 	{"unknown data nested past the limit", step(`{"type":"Future","v":1,"data":` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `}`), false},
+	{"an unknown member nested past the limit", `{"id":"a","later":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, false},
 	{"an int out of range", `{"id":"a","step":9223372036854775808}`, false},
 	{"a name twice (encoding/json keeps the last)", `{"id":"a","id":"b"}`, false},
 	{"a nested name twice (encoding/json merges)", step(`{"type":"PermissionDecided","v":1,"data":{"rule":{"action":"a"},"rule":{"effect":"e"}}}`), false},

@@ -18,6 +18,11 @@ import (
 type decoder struct {
 	p   jsonfast.Scanner
 	bad bool
+	// recent are the last strings read: a call's id, its tool, the text
+	// of a result that echoes its argument recur within a commit, and are
+	// shared instead of copied again.
+	recent [4]string
+	next   int // the slot of recent the next string takes
 }
 
 // maxMembers is the most known members an object may have for the decoder,
@@ -122,11 +127,11 @@ func list[T any](d *decoder, dst *[]T, fill func(v *T)) {
 	}
 	out := make([]T, 0, 1)
 	d.array(func() {
-		var v T
+		var zero T
+		out = append(out, zero)
 		if !d.p.Null() {
-			fill(&v)
+			fill(&out[len(out)-1]) // in place: a local would escape to fill
 		}
-		out = append(out, v)
 	})
 	*dst = out
 }
@@ -150,12 +155,30 @@ func (d *decoder) str(dst *string) {
 	if d.bad || d.p.Null() {
 		return
 	}
+	if b, ok := d.p.Plain(); ok {
+		*dst = d.share(b)
+		return
+	}
 	s, ok := d.p.Str()
 	if !ok {
 		d.bad = true
 		return
 	}
 	*dst = s
+}
+
+// share returns b as a string: one of the recent ones if it is equal,
+// else a copy, which becomes recent.
+func (d *decoder) share(b []byte) string {
+	for _, s := range d.recent {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	d.recent[d.next] = s
+	d.next = (d.next + 1) % len(d.recent)
+	return s
 }
 
 // strs reads an array of strings.

@@ -32,7 +32,7 @@ func (d *decoder) sym(dst *string) {
 		if s, ok := interned[string(b)]; ok {
 			*dst = s
 		} else {
-			*dst = string(b)
+			*dst = d.share(b)
 		}
 		return
 	}
