@@ -16,9 +16,11 @@ import (
 // start write by hand (decode_step.go, decode_start.go), the other payloads
 // through decodeEvent, each from its own bytes.
 //
-// The figure behind it (engine bench w5, see jsonfast's doc): a rebuild
+// The figures behind it (see jsonfast's doc): a rebuild (engine bench w5)
 // spent about 80% of its CPU in encoding/json, the envelope and then every
-// payload decoded again.
+// payload decoded again; BenchmarkUnmarshal reads a step commit about 5
+// times faster than BenchmarkUnmarshalEncodingJSON, with 19 allocations
+// instead of 76.
 func unmarshalFast(b []byte) (*Commit, bool) {
 	d := decoder{p: jsonfast.NewScanner(b)}
 	c := &Commit{}
