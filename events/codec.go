@@ -101,8 +101,18 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 
 // Unmarshal decodes a stored commit. Events of unknown types or newer
 // versions become [Unknown]; malformed bytes give an error wrapping
-// [ErrMalformed]. It never panics.
+// [ErrMalformed]. It never panics. The shapes this package writes are read
+// straight from the bytes (unmarshalFast); anything else, and every error,
+// comes from encoding/json (unmarshalReflect).
 func Unmarshal(b []byte) (*Commit, error) {
+	if c, ok := unmarshalFast(b); ok {
+		return c, nil
+	}
+	return unmarshalReflect(b)
+}
+
+// unmarshalReflect is [Unmarshal] through encoding/json, for every input.
+func unmarshalReflect(b []byte) (*Commit, error) {
 	var w wireCommit
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("decode commit: %w: %w", ErrMalformed, err)

@@ -7,6 +7,12 @@ import (
 
 // Flush writes a checkpoint of everything applied so far.
 func (p *Projector) Flush() error {
+	err := p.flush()
+	p.flushBad.Store(err != nil)
+	return err
+}
+
+func (p *Projector) flush() error {
 	p.flushMu.Lock()
 	defer p.flushMu.Unlock()
 	b, err := p.takeBatch()
@@ -74,7 +80,7 @@ func (p *Projector) requeue(b *batch) {
 		}
 	}
 	p.idxDirty.add(b.takenIdx)
-	p.pending = p.opts.FlushEvery
+	p.pending = max(p.pending, p.opts.FlushEvery)
 }
 
 // takeBatch takes the dirty state under the lock and clears it. Final

@@ -37,8 +37,9 @@ func (e errApply) Unwrap() error { return e.err }
 var errGapDone = errors.New("gap streamed")
 
 // Follow keeps the projection up to date with the stream until ctx ends or
-// its checkpoint fails, writing checkpoints in batches and a final one on
-// return. A message that cannot be folded (undecodable, on a subject it does
+// its checkpoint fails, writing checkpoints in batches (every FlushEvery
+// commits and every FlushInterval, from a goroutine of its own while the
+// fold goes on) and a final one on return. A message that cannot be folded (undecodable, on a subject it does
 // not belong to, impossible for its run) is quarantined and skipped: no
 // message stops the projector. A checkpoint that cannot be read or written
 // does: Follow returns an error naming the last sequence applied, and
@@ -79,9 +80,10 @@ func (p *Projector) flushEvery(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := p.Flush(); err != nil {
-				p.log.Error("projection checkpoint failed; the log stays the truth", "err", err)
-			}
+		case <-p.flushNow:
+		}
+		if err := p.Flush(); err != nil {
+			p.log.Error("projection checkpoint failed; the log stays the truth", "err", err)
 		}
 	}
 }
@@ -234,10 +236,27 @@ func (p *Projector) applyStream(seq uint64, subject string, data []byte) error {
 		return err
 	}
 	p.advanceLocked(seq, true)
-	flush := p.pending >= p.opts.FlushEvery
+	pending := p.pending
 	p.mu.Unlock()
-	if flush {
+	return p.checkpointDue(pending)
+}
+
+// checkpointDue asks for a checkpoint once FlushEvery commits are pending.
+// Follow's flusher writes it while the fold goes on (a rebuild decodes on
+// one core and checkpoints on another); the caller writes it itself when
+// the flusher has fallen a whole batch behind (or does not run), which
+// bounds what memory holds, or when the last checkpoint failed, so that a
+// checkpoint that cannot be written stops Follow with its error.
+func (p *Projector) checkpointDue(pending int) error {
+	switch {
+	case pending < p.opts.FlushEvery:
+		return nil
+	case pending >= 2*p.opts.FlushEvery || p.flushBad.Load():
 		return p.Flush()
+	}
+	select {
+	case p.flushNow <- struct{}{}:
+	default: // asked already
 	}
 	return nil
 }

@@ -49,6 +49,8 @@ type Projector struct {
 	regVer   atomic.Uint64           // bumped at every registry change
 	grantVer atomic.Uint64           // bumped at every grant change
 	nudge    chan struct{}           // asks the follower to look at the stream now
+	flushNow chan struct{}           // asks Follow's flusher for a checkpoint now: FlushEvery commits are pending
+	flushBad atomic.Bool             // the last checkpoint failed
 	changed  chan struct{}           // closed at the next change; nil while nobody waits
 	failed   error                   // set when the projector stopped on a commit
 }
@@ -77,7 +79,8 @@ func Open(path string, opts Options) (*Projector, error) {
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
 		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, nudge: make(chan struct{}, 1),
-		idx: newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
+		flushNow: make(chan struct{}, 1),
+		idx:      newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
 	err = initBuckets(db)
 	if err == nil {
 		err = db.View(func(tx *bolt.Tx) error {

@@ -3,6 +3,7 @@ package jsonfast
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -27,16 +28,19 @@ func Parse(b []byte) (v any, dups, ok bool) {
 	return v, p.dups, p.i == len(p.b)
 }
 
-// maxDepth is encoding/json's nesting limit.
+// maxDepth is encoding/json's nesting limit: at most this many containers
+// one inside another.
 const maxDepth = 10000
 
 // value decodes the value at the scanner as Parse does; depth is the
 // nesting it is found at (1 for an object's member).
 func (p *Scanner) value(depth int) (any, bool) {
-	if p.i >= len(p.b) || depth > maxDepth {
+	if p.i >= len(p.b) {
 		return nil, false
 	}
 	switch c := p.b[p.i]; {
+	case (c == '{' || c == '[') && depth >= maxDepth:
+		return nil, false // a container more than maxDepth deep
 	case c == '{':
 		return p.object(depth + 1)
 	case c == '[':
@@ -129,15 +133,17 @@ func (p *Scanner) str() (string, bool) {
 		p.i++
 		return s, true
 	}
-	// The decoded text is no longer than the raw text up to the next quote
-	// (the closing one, unless a quote is escaped).
-	hint := bytes.IndexByte(p.b[p.i:], '"')
-	buf := append(make([]byte, 0, p.i-start+max(hint, 0)), p.b[start:p.i]...)
+	// One allocation: the decoded text is about as long as the raw text up
+	// to the closing quote (shorter for escapes, longer only for invalid
+	// UTF-8), and the builder's string is its buffer.
+	var sb strings.Builder
+	sb.Grow(p.closing() - start)
+	sb.Write(p.b[start:p.i])
 	for p.i < len(p.b) {
 		switch c := p.b[p.i]; {
 		case c == '"':
 			p.i++
-			return string(buf), true
+			return sb.String(), true
 		case c < 0x20:
 			return "", false
 		case c == '\\':
@@ -145,17 +151,37 @@ func (p *Scanner) str() (string, bool) {
 			if !ok {
 				return "", false
 			}
-			buf = utf8.AppendRune(buf, r)
+			sb.WriteRune(r)
 		default: // non-ASCII
 			r, size := utf8.DecodeRune(p.b[p.i:])
 			p.i += size
-			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes, as encoding/json
+			sb.WriteRune(r) // RuneError for invalid bytes, as encoding/json
 		}
 		from := p.i
 		p.plainRun()
-		buf = append(buf, p.b[from:p.i]...)
+		sb.Write(p.b[from:p.i])
 	}
 	return "", false
+}
+
+// closing returns where the quote that closes the string the scanner is in
+// stands (escaped quotes skipped), or the text's end; the string's bytes
+// from its start to the scanner hold no backslash.
+func (p *Scanner) closing() int {
+	for i := p.i; ; {
+		j := bytes.IndexByte(p.b[i:], '"')
+		if j < 0 {
+			return len(p.b)
+		}
+		q, n := i+j, 0
+		for k := q - 1; k >= p.i && p.b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
 
 // escape decodes one backslash escape starting at p.i.

@@ -14,10 +14,12 @@ func Valid(b []byte) bool {
 }
 
 func (p *Scanner) skipValue(depth int) bool {
-	if p.i >= len(p.b) || depth > maxDepth {
+	if p.i >= len(p.b) {
 		return false
 	}
 	switch c := p.b[p.i]; {
+	case (c == '{' || c == '[') && depth >= maxDepth:
+		return false // a container more than maxDepth deep
 	case c == '{':
 		return p.skipContainer('}', depth+1, true)
 	case c == '[':
