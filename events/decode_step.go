@@ -84,6 +84,8 @@ func (d *decoder) request(r *Request) {
 			list(d, &r.Save, d.sym)
 		case "ask":
 			d.bool(&r.Ask)
+		case "root":
+			d.str(&r.Root)
 		default:
 			return false
 		}

@@ -31,12 +31,14 @@ type decoder struct {
 const maxMembers = 10
 
 // object reads an object, calling member with each member's name. member
-// reads the value and reports whether it knows the name; the value of a
-// name it does not know is skipped, as encoding/json ignores it, unless
-// the name holds an upper-case letter: encoding/json matches names without
-// regard to case (every field's name is lower case: a name without
-// upper-case letters that is not one of them matches none). A known name
-// given twice is declined: encoding/json merges the two values. depth is
+// reads the value and reports whether it knows the name; a name it does
+// not know is declined, so the commit is read the general way: it may be a
+// field this decoder was not taught (a field added to a type later — a
+// request's root was once dropped here, silently, because unknown names
+// were skipped), or one encoding/json matches without regard to case. A
+// commit of a newer writer with fields this build lacks takes the general
+// path too, which ignores them. A known name given twice is declined:
+// encoding/json merges the two values. depth is
 // how many containers hold the members, the object included.
 func (d *decoder) object(depth int, member func(name []byte) bool) {
 	if d.bad {
@@ -59,14 +61,8 @@ func (d *decoder) object(depth int, member func(name []byte) bool) {
 		case d.bad:
 			return
 		case !known:
-			if bytes.ContainsFunc(name, isUpper) {
-				d.bad = true
-				return
-			}
-			if _, ok := d.p.Raw(depth); !ok {
-				d.bad = true
-				return
-			}
+			d.bad = true
+			return
 		case n == maxMembers || repeated(seen[:n], name):
 			d.bad = true
 			return
@@ -80,8 +76,6 @@ func (d *decoder) object(depth int, member func(name []byte) bool) {
 		}
 	}
 }
-
-func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
 
 // repeated reports whether name is among names.
 func repeated(names [][]byte, name []byte) bool {
