@@ -79,8 +79,8 @@ const (
 	WhyProjectStdio = "declared by the project, not enabled by the user's file (add it to mcp_project_servers)"
 	// WhyProject is WhyProjectStdio: it holds for HTTP servers as well (a
 	// project would otherwise have the host POST to any URL it names).
-	WhyProject = WhyProjectStdio
-	WhyUserDenyAll  = "deny_all in the user's file"
+	WhyProject     = WhyProjectStdio
+	WhyUserDenyAll = "deny_all in the user's file"
 )
 
 // ResolveMCP combines the layers' MCP servers, sorted by name. A layer
