@@ -1,0 +1,202 @@
+package integration
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor/mcp/mcptest"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step/steptest"
+)
+
+// An MCP server's tools through the gate, over stdio and over HTTP, with
+// the test server as a real process: they appear in the catalogue; one
+// call is allowed, one asks and is approved, one is denied by an
+// mcp__test__danger* rule (wholly denied: not in the catalogue, refused as
+// unknown, never sent to the server); the results are committed; a large
+// result spills; the server killed during a call gives the model an error,
+// then the host reconnects and a call works; a changed tool list makes a
+// call advertised before it stale.
+func TestMCPServersToolsThroughTheGate(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) { testMCPGate(t, transport) })
+	}
+}
+
+func testMCPGate(t *testing.T, transport string) {
+	bin := mcpBin(t)
+	dir := t.TempDir()
+	flags := mcptest.Flags{Calls: filepath.Join(dir, "calls"), ToolsFile: filepath.Join(dir, "tools")}
+	if err := os.WriteFile(flags.ToolsFile, []byte("v1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var srv *mcptest.HTTP
+	server := "    command: " + yamlList(bin.Command(flags)) + "\n"
+	if transport == "http" {
+		srv = bin.StartHTTP(t, "", flags)
+		server = "    url: " + strconv.Quote(srv.URL) + "\n"
+	}
+	uf := writeUserFile(t, mcpRules+"      mcp__test__mixed: ask\nmcp:\n  test:\n"+server+"    trust: true\n")
+	s := steptest.Start(t, "")
+	h := startMCPHost(t, s, uf, "")
+	ctx := ctxT(t)
+	ws := t.TempDir()
+
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := catalogNames(info.Catalog)
+	for _, want := range []string{"mcp__test__echo", "mcp__test__mixed", "mcp__test__big", "mcp__test__pid", "mcp__test__slow"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("first catalogue %v lacks %s", names, want)
+		}
+	}
+	if slices.Contains(names, "mcp__test__danger_rm") {
+		t.Errorf("a wholly denied tool is in the catalogue: %v", names)
+	}
+	run, n := info.Run, 0
+	next := func(id, tool, args string) *commands.StepOutcome {
+		n++
+		return mcpStep(t, h, run, n, id, tool, args)
+	}
+
+	// Allowed.
+	if out := next("e1", "mcp__test__echo", `{"text":"hello over `+transport+`"}`); out.Results[0].Verdict != events.VerdictAllow || out.Results[0].Content != "hello over "+transport {
+		t.Errorf("echo: %+v", out.Results)
+	}
+	// Asks, approved.
+	out := next("m1", "mcp__test__mixed", `{}`)
+	if out.Final || len(out.Tickets) != 1 {
+		t.Fatalf("mixed should ask: %+v", out)
+	}
+	rep, err := h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyOnce, Principal: "tester"})
+	if err != nil || rep.Outcome == nil || !strings.Contains(rep.Outcome.Results[0].Content, "hello") || len(rep.Outcome.Results[0].Parts) == 0 {
+		t.Fatalf("approved mixed: %+v, %v", rep, err)
+	}
+	// Denied by mcp__test__danger*: not shown, refused, never sent.
+	if out := next("d1", "mcp__test__danger_rm", `{"path":"/"}`); out.Results[0].Verdict != events.VerdictReject || out.Results[0].Content != "Unknown tool: mcp__test__danger_rm" {
+		t.Errorf("danger_rm: %+v", out.Results)
+	}
+	// Spills: 128 KiB over the 51,200-byte limit.
+	big := next("b1", "mcp__test__big", `{"kib":128}`)
+	if !strings.Contains(big.Results[0].Content, "output truncated; full content saved to") {
+		t.Errorf("big: not a preview: %.200s", big.Results[0].Content)
+	}
+	var stored *events.OutputFileStored
+	for _, e := range eventsOf(t, h, run) {
+		if f, ok := e.(events.OutputFileStored); ok {
+			stored = &f
+		}
+	}
+	if stored == nil || stored.Bytes != 128*1024 {
+		t.Errorf("OutputFileStored = %+v, want the whole 128 KiB", stored)
+	}
+
+	// Killed during a call: the model reads that the server is unavailable.
+	pid := next("p1", "mcp__test__pid", `{}`).Results[0].Content
+	done := make(chan *commands.StepOutcome, 1)
+	n++
+	go func(n int) {
+		o, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: n, Calls: []commands.CallRequest{{ID: "s1", Tool: "mcp__test__slow", Args: []byte(`{"ms":20000}`)}}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- o
+	}(n)
+	time.Sleep(500 * time.Millisecond)
+	if srv != nil {
+		srv.Kill()
+	} else {
+		p, err := strconv.Atoi(pid)
+		if err != nil {
+			t.Fatalf("pid %q", pid)
+		}
+		if err := syscall.Kill(p, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case o := <-done:
+		if o == nil || !o.Results[0].IsError || !strings.HasPrefix(o.Results[0].Content, "MCP server test is unavailable: ") {
+			t.Fatalf("slow while killed: %+v", o)
+		}
+		t.Logf("the call during the kill: %q", o.Results[0].Content)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call to a killed server did not end")
+	}
+	if srv != nil { // the HTTP server comes back on its address
+		u, _ := url.Parse(srv.URL)
+		srv = bin.StartHTTP(t, u.Host, flags)
+	}
+	// Reconnected: a call works again.
+	var last *commands.StepOutcome
+	eventually(t, 20*time.Second, "a call after the reconnect", func() bool {
+		last = next(fmt.Sprintf("r%d", n), "mcp__test__echo", `{"text":"back"}`)
+		return last.Results[0].Content == "back"
+	})
+
+	// A changed tool list: a call advertised before settles stale.
+	before, _ := h.Proj.Registry()
+	oldScope := before["mcp__test__echo"].Scope
+	if err := os.WriteFile(flags.ToolsFile, []byte("v2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the changed tool list registered", func() bool {
+		reg, _ := h.Proj.Registry()
+		_, added := reg["mcp__test__added"]
+		return added && reg["mcp__test__echo"].Scope != oldScope
+	})
+	if out := next("x1", "mcp__test__echo", `{"text":"stale?"}`); out.Results[0].Content != "Stale tool call: mcp__test__echo" {
+		t.Errorf("echo after the change: %+v", out.Results)
+	}
+	cat, err := h.Materialize(ctx, commands.MaterializeRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := catalogNames(*cat); !slices.Contains(names, "mcp__test__added") || slices.Contains(names, "mcp__test__danger_rm") {
+		t.Errorf("catalogue after the change: %v", names)
+	}
+	if out := next("a1", "mcp__test__echo", `{"text":"fresh"}`); out.Results[0].Content != "fresh" {
+		t.Errorf("echo from the new catalogue: %+v", out.Results)
+	}
+
+	// Committed: the log's results are the model's.
+	r, err := h.Show(ctx, commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(r, 1); got != "hello over "+transport {
+		t.Errorf("step 1's committed result %q", got)
+	}
+	if got := resultText(r, 2); !strings.HasPrefix(got, "hello") {
+		t.Errorf("step 2's committed result %q", got)
+	}
+	calls, _ := os.ReadFile(flags.Calls)
+	if strings.Contains(string(calls), "danger_rm") || !strings.Contains(string(calls), "mixed") {
+		t.Errorf("the server's calls:\n%s", calls)
+	}
+}
+
+// resultText is the text of step n's first call's committed result.
+func resultText(r *projection.Run, n int) string {
+	s := r.Step(n)
+	if s == nil || len(s.Calls) == 0 || s.Calls[0].Result == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range s.Calls[0].Result.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
