@@ -147,9 +147,16 @@ func version() string {
 	return "0.0.0-dev"
 }
 
-// logger writes warnings and errors to stderr.
+// logger writes warnings and errors to stderr; STEPGATE_LOG_LEVEL (debug,
+// info, warn, error) sets another level.
 func logger(stderr io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if v := os.Getenv("STEPGATE_LOG_LEVEL"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			level = slog.LevelWarn
+		}
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
 func projectionOptions(log *slog.Logger) projection.Options {
