@@ -200,3 +200,83 @@ func resultText(r *projection.Run, n int) string {
 	}
 	return b.String()
 }
+
+// What a run may see of an MCP server is its own configuration's: a
+// project file that narrows the server to an allow-list shows only those
+// tools to its runs (a call to another is refused as unknown), one that
+// says deny_all shows none, and a location without a project file sees
+// them all; the server's ticket_ttl caps the deadline of its tickets. Every
+// run is served by the one connection the host keeps.
+func TestMCPRunsSeeTheirConfiguration(t *testing.T) {
+	bin := mcpBin(t)
+	uf := writeUserFile(t, mcpRules+"      mcp__test__echo: ask\nmcp:\n  test:\n    command: "+yamlList(bin.Command(mcptest.Flags{}))+"\n    ticket_ttl: 1m\n")
+	s := steptest.Start(t, "")
+	h := startMCPHost(t, s, uf, "")
+	ctx := ctxT(t)
+	project := func(text string) string {
+		ws := t.TempDir()
+		if text != "" {
+			if err := os.MkdirAll(filepath.Join(ws, ".stepgate"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, ".stepgate", "config.yaml"), []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ws
+	}
+	start := func(ws string) *commands.RunInfo {
+		info, err := h.StartRun(ctx, commands.StartRunRequest{Location: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	all := start(project(""))
+	if names := catalogNames(all.Catalog); len(names) != 9 { // ten tools, danger_rm denied
+		t.Errorf("the whole server: %v", names)
+	}
+	narrow := start(project("mcp:\n  test: {allow: [echo, \"p*\"]}\n"))
+	if names := catalogNames(narrow.Catalog); !slices.Equal(names, []string{"mcp__test__echo", "mcp__test__pid"}) {
+		t.Errorf("narrowed to echo and p*: %v", names)
+	}
+	if out := mcpStep(t, h, narrow.Run, 1, "c", "mcp__test__big", `{"kib":1}`); out.Results[0].Content != "Unknown tool: mcp__test__big" {
+		t.Errorf("a tool outside the allow-list: %+v", out.Results)
+	}
+	if out := mcpStep(t, h, narrow.Run, 2, "c", "mcp__test__pid", `{}`); out.Results[0].IsError {
+		t.Errorf("an allowed tool: %+v", out.Results)
+	}
+	before := time.Now()
+	out := mcpStep(t, h, narrow.Run, 3, "c", "mcp__test__echo", `{"text":"x"}`)
+	if len(out.Tickets) != 1 || out.Tickets[0].Deadline == nil || out.Tickets[0].Deadline.After(before.Add(time.Minute+5*time.Second)) {
+		t.Errorf("echo's ticket should expire within the server's ticket_ttl (1m): %+v", out.Tickets)
+	}
+	none := start(project("mcp:\n  test: {deny_all: true}\n"))
+	if names := catalogNames(none.Catalog); len(names) != 0 {
+		t.Errorf("deny_all: %v", names)
+	}
+	// A project's own server is not started unless the user's file enables it.
+	own := start(project("mcp:\n  proj:\n    command: " + yamlList(bin.Command(mcptest.Flags{})) + "\n"))
+	for _, n := range catalogNames(own.Catalog) {
+		if strings.HasPrefix(n, "mcp__proj__") {
+			t.Errorf("a project's server runs without the user's consent: %s", n)
+		}
+	}
+}
+
+// A run started on one host, its MCP call submitted to another that has
+// no connection to the server: that host connects first, then runs it.
+func TestMCPCallOnAnotherHost(t *testing.T) {
+	bin := mcpBin(t)
+	uf := writeUserFile(t, mcpRules+"mcp:\n  test:\n    command: "+yamlList(bin.Command(mcptest.Flags{}))+"\n")
+	s := steptest.Start(t, "")
+	a, b := startMCPHost(t, s, uf, ""), startMCPHost(t, s, uf, "")
+	info, err := a.StartRun(ctxT(t), commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, a, b)
+	if out := mcpStep(t, b, info.Run, 1, "c", "mcp__test__echo", `{"text":"on b"}`); out.Results[0].Content != "on b" {
+		t.Errorf("the call on the other host: %+v", out.Results)
+	}
+}
