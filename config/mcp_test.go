@@ -25,6 +25,7 @@ func TestMCPDecodeRefused(t *testing.T) {
 		{"a bad server name", gate.SourceUser, "mcp:\n  1x: {command: [a]}\n", `f.yaml:2: mcp.1x: server name "1x"`},
 		{"a server name too long", gate.SourceUser, "mcp:\n  " + strings.Repeat("a", 33) + ": {command: [a]}\n", "f.yaml:2: mcp.aaaa"},
 		{"a server name with __", gate.SourceUser, "mcp:\n  a__b: {command: [a]}\n", `f.yaml:2: mcp.a__b: server name "a__b": may not contain __`},
+		{"a server name ending with _", gate.SourceUser, "mcp:\n  a_: {command: [a]}\n", `f.yaml:2: mcp.a_: server name "a_": may not contain __ or end with _`},
 		{"a name with __ to enable", gate.SourceUser, "mcp_project_servers: [a__b]\n", "f.yaml:1: mcp_project_servers[0]: want a server name"},
 		{"an unknown key", gate.SourceUser, "mcp:\n  s:\n    command: [a]\n    cmd: [b]\n", "f.yaml:4: mcp.s.cmd: unknown key"},
 		{"neither command nor url", gate.SourceUser, "mcp:\n  s:\n    trust: true\n", "f.yaml:3: mcp.s: want command (a stdio server) or url"},
