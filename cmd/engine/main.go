@@ -69,6 +69,7 @@ func verbs() []verb {
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
+		{"mcp", "mcp ls: the location's MCP servers, their state, tools and effect classes", runMCP},
 		{"config", "config check: validate the configuration and print the effective rules and MCP servers", runConfig},
 		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
 		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
