@@ -69,6 +69,10 @@ type mcpSupervisor struct {
 	ready  chan struct{} // closed once a tool set was registered and installed
 	once   sync.Once
 	ready1 sync.Once
+	// retry is the last tool set when registering it failed (the log was
+	// unreachable): the next run start or call that needs the server
+	// registers it again. Guarded by mcpHosts.changeMu.
+	retry *mcp.ToolSet
 }
 
 func newMCPHosts(reg *registrar, opts MCPOptions, log *slog.Logger) *mcpHosts {
@@ -193,15 +197,17 @@ func (m *mcpHosts) changed(ctx context.Context, s *mcpSupervisor, set mcp.ToolSe
 	if !current || set.Phase != mcp.Ready {
 		return
 	}
+	s.retry = nil
 	scope := m.openScope(set.Scope)
 	descs := set.Descriptors()
+	m.reg.Install(scope, set.Tools...) // harmless until registered; callable here if another host registered it
 	if len(descs) > 0 && !m.registered(scope, set) {
 		if _, err := m.reg.RegisterTools(ctx, RegisterRequest{Scope: scope, Tools: descs}); err != nil {
-			m.log.Warn("mcp: registering the server's tools", "server", set.Server, "scope", scope, "err", err)
+			m.log.Warn("mcp: registering the server's tools; retried at the next run start or call", "server", set.Server, "scope", scope, "err", err)
+			s.retry = &set
 			return
 		}
 	}
-	m.reg.Install(scope, set.Tools...)
 	for _, old := range m.otherScopes(set.Server, scope) {
 		if _, err := m.reg.CloseScope(ctx, CloseScopeRequest{Scope: old}); err != nil {
 			m.log.Warn("mcp: closing the server's previous scope", "server", set.Server, "scope", old, "err", err)
@@ -210,6 +216,18 @@ func (m *mcpHosts) changed(ctx context.Context, s *mcpSupervisor, set mcp.ToolSe
 	m.scopes[set.Server] = scope
 	s.ready1.Do(func() { close(s.ready) })
 	m.log.Info("mcp: server ready", "server", set.Server, "scope", scope, "tools", len(descs), "skipped", len(set.Skipped))
+}
+
+// retryFailed registers again the tool sets whose registration failed.
+func (m *mcpHosts) retryFailed(ctx context.Context, sups []*mcpSupervisor) {
+	for _, s := range sups {
+		m.changeMu.Lock()
+		set := s.retry
+		m.changeMu.Unlock()
+		if set != nil {
+			m.changed(ctx, s, *set)
+		}
+	}
 }
 
 // openScope is the scope a tool set registers under: its content-addressed
@@ -288,6 +306,7 @@ func wait(ctx context.Context, sups []*mcpSupervisor, of func(*mcpSupervisor) ch
 // first catalogue has their tools. A server that does not come up is logged.
 func (m *mcpHosts) forRun(ctx context.Context, servers []config.MCPServer, location string) {
 	sups := m.ensure(servers, location)
+	m.retryFailed(ctx, sups)
 	for _, s := range wait(ctx, sups, func(s *mcpSupervisor) chan struct{} { return s.listed }, m.opts.StartWait) {
 		st := s.client.State()
 		m.log.Warn("mcp: server not ready at run start; its tools are absent", "server", st.Server, "phase", st.Phase, "err", st.LastError)

@@ -109,7 +109,9 @@ func (m *mcpHosts) forCalls(ctx context.Context, run string, names ...string) {
 		}
 	}
 	ready := func(s *mcpSupervisor) chan struct{} { return s.ready }
-	for _, s := range wait(ctx, m.ensure(servers, r.Snapshot.Location), ready, m.opts.CallWait) {
+	sups := m.ensure(servers, r.Snapshot.Location)
+	m.retryFailed(ctx, sups)
+	for _, s := range wait(ctx, sups, ready, m.opts.CallWait) {
 		st := s.client.State()
 		m.log.Warn("mcp: no connection for a call", "server", st.Server, "run", run, "phase", st.Phase, "err", st.LastError)
 	}
