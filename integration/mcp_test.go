@@ -137,7 +137,7 @@ func testMCPGate(t *testing.T, transport string) {
 	}
 	if srv != nil { // the HTTP server comes back on its address
 		u, _ := url.Parse(srv.URL)
-		srv = bin.StartHTTP(t, u.Host, flags)
+		bin.StartHTTP(t, u.Host, flags) // killed when the test ends
 	}
 	// Reconnected: a call works again.
 	var last *commands.StepOutcome
