@@ -172,6 +172,15 @@ func testMCPGate(t *testing.T, transport string) {
 	}
 
 	// Committed: the log's results are the model's.
+	logged := map[string]string{}
+	for _, e := range eventsOf(t, h, run) {
+		if res, ok := e.(events.ToolResultRecorded); ok && len(res.Parts) > 0 {
+			logged[res.CallID] += res.Parts[0].Text
+		}
+	}
+	if logged["e1"] != "hello over "+transport || logged["m1"] != "hello" || logged["d1"] != "Unknown tool: mcp__test__danger_rm" || logged["p1"] != pid {
+		t.Errorf("results in the log: %q", logged)
+	}
 	r, err := h.Show(ctx, commands.ShowRequest{Run: run})
 	if err != nil {
 		t.Fatal(err)
