@@ -157,6 +157,9 @@ func testMCPGate(t *testing.T, transport string) {
 		_, added := reg["mcp__test__added"]
 		return added && reg["mcp__test__echo"].Scope != oldScope
 	})
+	if reg, _ := h.Proj.Registry(); reg["mcp__test__danger_rm"].Name != "" {
+		t.Errorf("a tool the server no longer lists is still registered (its scope %s not closed)", reg["mcp__test__danger_rm"].Scope)
+	}
 	if out := next("x1", "mcp__test__echo", `{"text":"stale?"}`); out.Results[0].Content != "Stale tool call: mcp__test__echo" {
 		t.Errorf("echo after the change: %+v", out.Results)
 	}
@@ -169,6 +172,22 @@ func testMCPGate(t *testing.T, transport string) {
 	}
 	if out := next("a1", "mcp__test__echo", `{"text":"fresh"}`); out.Results[0].Content != "fresh" {
 		t.Errorf("echo from the new catalogue: %+v", out.Results)
+	}
+	// Changed back: the first set's scope is closed for ever, so it comes
+	// back under a generation of it, and its tools work again.
+	if err := os.WriteFile(flags.ToolsFile, []byte("v1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the first tool list back", func() bool {
+		reg, _ := h.Proj.Registry()
+		_, removed := reg["mcp__test__added"]
+		return !removed && reg["mcp__test__danger_rm"].Name != "" && reg["mcp__test__echo"].Scope != oldScope
+	})
+	if _, err := h.Materialize(ctx, commands.MaterializeRequest{Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	if out := next("v1", "mcp__test__echo", `{"text":"v1 again"}`); out.Results[0].Content != "v1 again" {
+		t.Errorf("echo of the first tool list again: %+v", out.Results)
 	}
 
 	// Committed: the log's results are the model's.
