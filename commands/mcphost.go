@@ -235,11 +235,19 @@ func wait(ctx context.Context, sups []*mcpSupervisor, of func(*mcpSupervisor) ch
 	for i, s := range sups {
 		select {
 		case <-of(s):
+			continue
 		case <-t.C:
-			return sups[i:]
 		case <-ctx.Done():
-			return sups[i:]
 		}
+		var late []*mcpSupervisor
+		for _, s := range sups[i:] {
+			select {
+			case <-of(s):
+			default:
+				late = append(late, s)
+			}
+		}
+		return late
 	}
 	return nil
 }

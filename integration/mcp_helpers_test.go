@@ -54,14 +54,25 @@ func yamlList(items []string) string {
 // file uf.
 func startMCPHost(t *testing.T, s *steptest.Server, uf, dir string) *commands.Host {
 	t.Helper()
+	return startMCPHostWith(t, s, uf, dir, commands.MCPOptions{})
+}
+
+// startMCPHostWith is startMCPHost with the MCP options opts (the
+// backoff's and keep-alive's test values where opts leaves them zero).
+func startMCPHostWith(t *testing.T, s *steptest.Server, uf, dir string, opts commands.MCPOptions) *commands.Host {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	out := filepath.Join(dir, "tool-output")
 	l := config.Loader{UserFile: uf, ToolOutputDir: out}
+	opts.Secrets = l.Secrets
+	if opts.MinBackoff == 0 {
+		opts.MinBackoff, opts.MaxBackoff, opts.KeepAlive = 50*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond
+	}
 	h, err := commands.StartHost(ctxT(t), s.JS, newCounted(t).reg, commands.HostConfig{StateDir: filepath.Join(dir, "state"), Engine: commands.Config{
 		Host: "mcp", ToolOutputDir: out, Policy: commands.LoaderPolicy(l, slog.Default()),
-		MCP: commands.MCPOptions{Secrets: l.Secrets, MinBackoff: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond, KeepAlive: 200 * time.Millisecond},
+		MCP: opts,
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -308,3 +308,55 @@ func TestMCPCallOnAnotherHost(t *testing.T) {
 		t.Errorf("the call on the other host: %+v", out.Results)
 	}
 }
+
+// Servers that do not come up — one that never answers, one refusing
+// connections, one whose secret is missing — are absent from the first
+// catalogue, and the run starts once the start's wait is over; the missing
+// secret is named by its reference.
+func TestMCPServerDownAtRunStart(t *testing.T) {
+	bin := mcpBin(t)
+	uf := writeUserFile(t, mcpRules+"mcp:\n"+
+		"  test:\n    command: "+yamlList(bin.Command(mcptest.Flags{}))+"\n"+
+		"  mute:\n    command: [sleep, \"30\"]\n"+
+		"  gone:\n    url: \"http://127.0.0.1:1/mcp\"\n"+
+		"  locked:\n    url: \"http://127.0.0.1:1/mcp\"\n    headers: {Authorization: \"Bearer secret://STEPGATE_TEST_MISSING\"}\n")
+	s := steptest.Start(t, "")
+	h := startMCPHostWith(t, s, uf, "", commands.MCPOptions{StartWait: 700 * time.Millisecond})
+	ws := t.TempDir()
+	began := time.Now()
+	info, err := h.StartRun(ctxT(t), commands.StartRunRequest{Location: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("start_run took %s: a server that never answers held it past the start's wait", took)
+	}
+	for _, n := range catalogNames(info.Catalog) {
+		if !strings.HasPrefix(n, "mcp__test__") {
+			t.Errorf("a server that is not up has a tool in the catalogue: %s", n)
+		}
+	}
+	if !slices.Contains(catalogNames(info.Catalog), "mcp__test__echo") {
+		t.Errorf("the server that is up is missing: %v", catalogNames(info.Catalog))
+	}
+	list, err := h.MCPServers(ctxT(t), commands.MCPServersRequest{Location: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]commands.MCPServerState{}
+	for _, st := range list.Servers {
+		states[st.Name] = st
+	}
+	if st := states["locked"]; st.State != "down" || !strings.Contains(st.Error, "secret://STEPGATE_TEST_MISSING") {
+		t.Errorf("a missing secret: %+v", st)
+	}
+	if st := states["gone"]; st.State != "down" || !strings.Contains(st.Error, "connection refused") {
+		t.Errorf("a refused connection: %+v", st)
+	}
+	if st := states["mute"]; st.State != "connecting" {
+		t.Errorf("a server that never answers: %+v", st)
+	}
+	if st := states["test"]; st.State != "ready" || len(st.Tools) != 10 {
+		t.Errorf("the server that is up: %+v", st)
+	}
+}
