@@ -28,6 +28,7 @@ const (
 	EndpointQuarantine  = "quarantine"
 	EndpointFork        = "fork"
 	EndpointRunFacts    = "run_facts"
+	EndpointMCPServers  = "mcp_servers"
 )
 
 // Subject is the NATS subject of an endpoint.
@@ -58,6 +59,7 @@ type API interface {
 	RegisterTools(ctx context.Context, req RegisterRequest) (*RegisterResult, error)
 	CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseScopeRequest, error)
 	Quarantine(ctx context.Context, req QuarantineRequest) (*QuarantineList, error)
+	MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error)
 }
 
 // Empty is the request of an endpoint that takes none (runs,

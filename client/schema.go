@@ -30,6 +30,7 @@ var endpointTypes = map[string][2]any{
 	EndpointQuarantine:  {QuarantineRequest{}, QuarantineList{}},
 	EndpointFork:        {ForkRequest{}, ForkResult{}},
 	EndpointRunFacts:    {RunFactsRequest{}, RunFacts{}},
+	EndpointMCPServers:  {MCPServersRequest{}, MCPServerList{}},
 }
 
 // EndpointTypes returns an endpoint's request and response values (zero

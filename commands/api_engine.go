@@ -204,3 +204,20 @@ func (e *Engine) Recover(ctx context.Context) error {
 func (e *Engine) RecoverHost(ctx context.Context, req RecoverRequest) (*RecoverResult, error) {
 	return e.recovery.RecoverHost(ctx, req)
 }
+
+// — MCP servers —
+
+// MCPServers lists the MCP servers a location's configuration declares
+// and what this host knows of them: connecting, ready (with the listed
+// tools, their effect classes and whether the location's runs may see
+// them, and the skipped tools with reasons), down (and why) or not enabled
+// (and why). It starts the enabled servers this host does not run yet and
+// waits (MCPOptions.StartWait at most) for their first listing.
+func (e *Engine) MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error) {
+	return e.registrar.mcp.MCPServers(ctx, req)
+}
+
+// StopMCP stops this engine's connections to MCP servers (a stdio server's
+// process is stopped) and starts no other. A [Host] does it when its Run
+// returns; an Engine built with [New] is stopped by its caller.
+func (e *Engine) StopMCP() { e.registrar.mcp.close() }

@@ -12,16 +12,17 @@ import (
 )
 
 // catalog computes the tools visible under rules and narrowing: the registry
-// minus tools whose action is wholly denied; nothing under DenyAll. This is
+// minus tools whose action is wholly denied and MCP servers' tools the
+// run's pins do not let it see (mcpVisible); nothing under DenyAll. This is
 // visibility, not authorization.
-func (h *runs) catalog(rules gate.Ruleset, n gate.Narrowing) (Catalog, events.CatalogAdvertised) {
+func (h *runs) catalog(rules gate.Ruleset, n gate.Narrowing, pins []events.MCPServerPin) (Catalog, events.CatalogAdvertised) {
 	var cat Catalog
 	var adv events.CatalogAdvertised
 	sum := sha256.New()
 	if n == gate.Configured {
 		for _, t := range sortedTools(h.reg.effective()) {
 			d := t.desc
-			if gate.WhollyDenied(d.Action, rules) {
+			if !mcpVisible(d.Name, pins) || gate.WhollyDenied(d.Action, rules) {
 				continue
 			}
 			cat.Tools = append(cat.Tools, ToolDef{Name: d.Name, Description: d.Description,
@@ -55,7 +56,7 @@ func (h *runs) materialize(ctx context.Context, req MaterializeRequest) (*Catalo
 	if r.Status == projection.StatusEnded {
 		return nil, fmt.Errorf("materialize run %s: %w", req.Run, ErrRunNotActive)
 	}
-	cat, adv := h.catalog(rules, n)
+	cat, adv := h.catalog(rules, n, cfg.mcp)
 	if cat.Fingerprint != current {
 		c := h.newCommit(req.Run, 0, events.KindCatalog, adv)
 		if _, err := h.commit(ctx, &c, from); err != nil {

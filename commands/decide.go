@@ -108,12 +108,12 @@ func (h *submitter) decide(c *planned, call executor.Call, cfg *runConfig, reg m
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
 			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(prepared.PermissionRequests())}
 		if tool.AwaitsInput() {
-			c.ticket = h.newTicket(c, cfg, events.TicketInput, nil, cfg.ttl)
+			c.ticket = h.newTicket(c, cfg, events.TicketInput, nil, mcpTTL(cfg.mcp, cr.Tool, cfg.ttl))
 		}
 	case gate.KindConfirm:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictConfirm, Reason: v.Reason,
 			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(v.Asked)}
-		c.ticket = h.newTicket(c, cfg, events.TicketPermission, v.Asked, ruleTTL(v.Rule, cfg.ttl))
+		c.ticket = h.newTicket(c, cfg, events.TicketPermission, v.Asked, mcpTTL(cfg.mcp, cr.Tool, ruleTTL(v.Rule, cfg.ttl)))
 	default:
 		c.verdict.Requests = vocab.EventRequests(prepared.PermissionRequests())
 		block(c, cfg, v)

@@ -54,6 +54,9 @@ type Config struct {
 	// Metrics observes commits, verdicts, tool runs and resumes; default
 	// none.
 	Metrics Metrics
+	// MCP configures the connections to the MCP servers runs' policies
+	// declare (Policy.MCPServers).
+	MCP MCPOptions
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their
@@ -64,6 +67,10 @@ type Policy struct {
 	// TicketTTL is how long the agent's confirmations wait; 0 for as long
 	// as it takes. A run may ask for less, never more.
 	TicketTTL time.Duration
+	// MCPServers are the location's MCP servers, secret references
+	// unresolved: a run sees the tools of the enabled ones (narrowed by
+	// deny_all and allow), and the host connects to them.
+	MCPServers []config.MCPServer
 }
 
 // Engine handles commands against one log. All methods are safe for
@@ -145,6 +152,7 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
 	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store)}
 	reg := &registrar{base: b, tools: tools}
+	reg.mcp = newMCPHosts(reg, cfg.MCP, cfg.Logger)
 	grants := &approvals{base: b}
 	steps := &submitter{base: b, reg: reg, grants: grants, execs: make(chan struct{}, cfg.MaxExecutions)}
 	return &Engine{

@@ -47,6 +47,7 @@ type registrar struct {
 	installed  sync.Map      // location-layer identity → *executor.Tool
 	installVer atomic.Uint64 // bumped at every Install
 	regCache   atomic.Pointer[registryCache]
+	mcp        *mcpHosts // this host's connections to MCP servers
 }
 
 // approvals keeps the saved approvals (grants) of projects.

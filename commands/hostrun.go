@@ -41,7 +41,8 @@ func (h *Host) Run(ctx context.Context) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // cancelled while starting: a clean stop
 	}
-	h.awaiter.waits.stop() // waiters are answered unavailable, the watcher returns
+	h.awaiter.waits.stop()  // waiters are answered unavailable, the watcher returns
+	h.registrar.mcp.close() // stdio servers' processes are stopped
 	h.releaseLease()
 	h.err = errors.Join(err, h.Proj.Close())
 	close(h.done)

@@ -118,6 +118,13 @@ func (h *recovery) recoverHost(ctx context.Context, host string) ([]RecoveredSte
 // recoverRun settles the open step of run if host committed to it last,
 // and returns its number (0: nothing to do).
 func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error) {
+	if r, err := h.header(run); err == nil && needsRecovery(&r, host) {
+		tools := make([]string, len(r.Last.Calls))
+		for i, c := range r.Last.Calls {
+			tools[i] = c.Tool
+		}
+		h.reg.mcp.forCalls(ctx, run, tools...) // a call run again may be an MCP server's
+	}
 	held := h.lockRun(run)
 	defer held.unlock()
 	reg := h.reg.effective()

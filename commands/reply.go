@@ -80,6 +80,13 @@ func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, er
 	if run == "" || (req.Run != "" && req.Run != run) {
 		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
 	}
+	if req.Reply != events.ReplyReject {
+		if r, err := h.header(run); err == nil {
+			if t := r.Ticket(req.Ticket); t != nil && t.Pending() {
+				h.reg.mcp.forCalls(ctx, run, t.Tool) // an approved call runs here
+			}
+		}
+	}
 	rechecked := false
 	for attempt := 0; ; attempt++ {
 		res, grantProject, err := h.replyOnce(ctx, run, req)

@@ -22,7 +22,8 @@ type runConfig struct {
 	rules       gate.Ruleset
 	records     []events.Rule // rules[i] as verdicts record it; shared, never modified
 	narrowing   gate.Narrowing
-	catalog     map[string]string // advertised name → identity; shared, never modified
+	catalog     map[string]string     // advertised name → identity; shared, never modified
+	mcp         []events.MCPServerPin // the MCP servers the run may see; never modified
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -61,6 +62,7 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		narrowing:   gate.DenyAll, // a snapshot this build cannot read never widens authority
 		converted:   b.shared.policyOf(r.Snapshot.Rules),
 		tools:       b.shared.catalogOf(r.Catalog.Tools),
+		mcp:         r.Snapshot.MCP,
 	}
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies

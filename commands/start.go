@@ -129,11 +129,16 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 	if req.DisableTools {
 		narrowing = gate.DenyAll
 	}
-	cat, adv := h.catalog(rules, narrowing)
+	pins := mcpPins(pol.MCPServers)
+	if narrowing == gate.Configured {
+		h.reg.mcp.forRun(ctx, pol.MCPServers, req.Location)
+	}
+	cat, adv := h.catalog(rules, narrowing, pins)
 	started := events.RunStarted{
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
+		MCP: pins,
 	}
 	if req.Run != "" {
 		return h.startChosen(ctx, req.Run, started, adv, cat)

@@ -75,6 +75,7 @@ func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*Ste
 		return nil, err
 	}
 	h.known(ctx, req.Run)
+	h.reg.mcp.forCalls(ctx, req.Run, callTools(req.Calls)...)
 	held := h.lockRun(req.Run)
 	defer held.unlock()
 
@@ -146,4 +147,13 @@ func (h *submitter) lostRace(ctx context.Context, req SubmitStepRequest, last ui
 		return h.submitPlan(ctx, req, p, attempt+1)
 	}
 	return nil, fmt.Errorf("step %d of run %s: another host committed first: %w", req.Step, req.Run, ErrConflict)
+}
+
+// callTools are the tools the calls name.
+func callTools(calls []CallRequest) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.Tool
+	}
+	return out
 }

@@ -190,3 +190,9 @@ func WireRun(r *projection.Run) *client.Run {
 	}
 	return out
 }
+
+// MCPServers implements [client.API].
+func (w Wire) MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error) {
+	out, err := w.Host.MCPServers(ctx, req)
+	return out, Translate(err)
+}

@@ -17,8 +17,8 @@
 // MCP servers (mcp: {NAME: {command, env} | {url, headers}, trust,
 // deny_all, allow, ticket_ttl}) combine into [MCPServer]s (see
 // [ResolveMCP]). A project's file is untrusted input: it may declare a
-// server, but a stdio server it declares runs only when the user's file
-// names it in mcp_project_servers; it may not trust a server, use a secret
+// server, but the host starts a server it declares (stdio or HTTP) only
+// when the user's file names it in mcp_project_servers; it may not trust a server, use a secret
 // reference, or replace how a server the user's file declares is reached —
 // only narrow it. Values may hold secret://NAME references (env and
 // headers, the user's file only), kept as written here and resolved by

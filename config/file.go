@@ -39,8 +39,8 @@ type File struct {
 	// mcp are the layer's MCP server entries, in file order (see
 	// [MCPServer]).
 	mcp []mcpDecl
-	// mcpProjectServers are the project-declared stdio servers the user's
-	// file lets run (mcp_project_servers).
+	// mcpProjectServers are the project-declared servers (stdio or HTTP)
+	// the user's file lets the host start (mcp_project_servers).
 	mcpProjectServers []string
 	// secretsFile is secrets_file as written (the user's file only).
 	secretsFile string

@@ -44,6 +44,9 @@ func (m *mcpSection) decode(s state, n ast.Node) error {
 		if !validServerName(name) {
 			return ss.failKey("server name %q: want a letter, then up to 31 letters, digits, _ or -", name)
 		}
+		if strings.Contains(name, "__") || strings.HasSuffix(name, "_") {
+			return ss.failKey("server name %q: may not contain __ or end with _ (tools are named mcp__<server>__<tool>: a__b's tool c would be a's tool b__c, a_'s tool x a's tool _x)", name)
+		}
 		var e mcpEntry
 		if err := fields(ss, vn, &e, "unknown key (want command, env, url, headers, trust, deny_all, allow or ticket_ttl)"); err != nil {
 			return err
@@ -260,8 +263,8 @@ func (tp *toolPatterns) decode(s state, n ast.Node) error {
 	return nil
 }
 
-// serverNames is mcp_project_servers: the project-declared stdio servers
-// the user's file lets run. The user's file only.
+// serverNames is mcp_project_servers: the project-declared servers (stdio
+// or HTTP) the user's file lets the host start. The user's file only.
 type serverNames struct {
 	names []string
 }
@@ -276,8 +279,8 @@ func (sn *serverNames) decode(s state, n ast.Node) error {
 	}
 	for i, item := range seq.Values {
 		text, ok := scalar(item)
-		if !ok || !validServerName(text) {
-			return s.index(i).fail(item, "want a server name: a letter, then up to 31 letters, digits, _ or -")
+		if !ok || !validServerName(text) || strings.Contains(text, "__") || strings.HasSuffix(text, "_") {
+			return s.index(i).fail(item, "want a server name: a letter, then up to 31 letters, digits, _ or - (no __, no _ at the end)")
 		}
 		sn.names = append(sn.names, text)
 	}

@@ -50,7 +50,7 @@ func genMCPEntry(t *rapid.T, label string, transport bool) string {
 // no user-declared server is reached another way, trusted where it was
 // not, enabled where it was not, allows a tool it did not, or waits
 // longer; and a server only the project declares is untrusted, holds no
-// secret reference, and is a stdio server that runs only when the user's
+// secret reference, and (stdio or HTTP) is started only when the user's
 // file enables it by name.
 func TestMCPProjectOnlyNarrows(t *testing.T) {
 	names := []string{"a", "b", "c", "d"}
@@ -107,7 +107,7 @@ func TestMCPProjectOnlyNarrows(t *testing.T) {
 			o, had := old[s.Name]
 			if !had {
 				if s.Source != "project.yaml" || s.Trust || strings.Contains(fmt.Sprint(s.Headers, s.Env), "secret://") ||
-					(s.Enabled && s.Command != nil && !slices.Contains(enabled, s.Name)) {
+					(s.Enabled && !slices.Contains(enabled, s.Name)) {
 					t.Fatalf("project-declared server %+v", s)
 				}
 				continue

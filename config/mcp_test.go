@@ -24,6 +24,9 @@ func TestMCPDecodeRefused(t *testing.T) {
 	}{
 		{"a bad server name", gate.SourceUser, "mcp:\n  1x: {command: [a]}\n", `f.yaml:2: mcp.1x: server name "1x"`},
 		{"a server name too long", gate.SourceUser, "mcp:\n  " + strings.Repeat("a", 33) + ": {command: [a]}\n", "f.yaml:2: mcp.aaaa"},
+		{"a server name with __", gate.SourceUser, "mcp:\n  a__b: {command: [a]}\n", `f.yaml:2: mcp.a__b: server name "a__b": may not contain __`},
+		{"a server name ending with _", gate.SourceUser, "mcp:\n  a_: {command: [a]}\n", `f.yaml:2: mcp.a_: server name "a_": may not contain __ or end with _`},
+		{"a name with __ to enable", gate.SourceUser, "mcp_project_servers: [a__b]\n", "f.yaml:1: mcp_project_servers[0]: want a server name"},
 		{"an unknown key", gate.SourceUser, "mcp:\n  s:\n    command: [a]\n    cmd: [b]\n", "f.yaml:4: mcp.s.cmd: unknown key"},
 		{"neither command nor url", gate.SourceUser, "mcp:\n  s:\n    trust: true\n", "f.yaml:3: mcp.s: want command (a stdio server) or url"},
 		{"both command and url", gate.SourceUser, "mcp:\n  s:\n    command: [a]\n    url: http://127.0.0.1:1/mcp\n", "f.yaml:4: mcp.s.url: give command (a stdio server) or url (an HTTP server), not both"},
@@ -115,7 +118,7 @@ func TestMCPServersCombine(t *testing.T) {
 	}
 	want := []config.MCPServer{
 		{Name: "build", Command: []string{"./build-mcp"}, Source: pf, Enabled: false, Why: config.WhyProjectStdio},
-		{Name: "docs", URL: "http://127.0.0.1:8/mcp", Headers: map[string]string{"X-Project": "demo"}, Source: pf, Enabled: true},
+		{Name: "docs", URL: "http://127.0.0.1:8/mcp", Headers: map[string]string{"X-Project": "demo"}, Source: pf, Enabled: false, Why: config.WhyProject},
 		{Name: "files", Command: []string{"mcp-files", "--root", "."}, Env: map[string]string{"TOKEN": "secret://FILES_TOKEN", "MODE": "ro"},
 			Trust: true, Allow: [][]string{{"read_*", "list"}, {"read_file", "write*"}}, TicketTTL: time.Hour, Source: uf, Narrowed: []string{pf}, Enabled: true},
 		{Name: "lint", Command: []string{"./lint-mcp"}, Env: map[string]string{"LEVEL": "3"}, Source: pf, Enabled: true},

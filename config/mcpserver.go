@@ -77,7 +77,10 @@ func (s MCPServer) Allows(tool string) bool {
 // Why a server is not started.
 const (
 	WhyProjectStdio = "declared by the project, not enabled by the user's file (add it to mcp_project_servers)"
-	WhyUserDenyAll  = "deny_all in the user's file"
+	// WhyProject is WhyProjectStdio: it holds for HTTP servers as well (a
+	// project would otherwise have the host POST to any URL it names).
+	WhyProject     = WhyProjectStdio
+	WhyUserDenyAll = "deny_all in the user's file"
 )
 
 // ResolveMCP combines the layers' MCP servers, sorted by name. A layer
@@ -129,8 +132,10 @@ func declared(f *File, d *mcpDecl, enabled []string) *MCPServer {
 		srv.Allow = [][]string{slices.Clone(d.allow)}
 	}
 	switch {
-	case f.source != gate.SourceUser && d.command != nil && !slices.Contains(enabled, d.name):
-		srv.Enabled, srv.Why = false, WhyProjectStdio
+	case f.source != gate.SourceUser && !slices.Contains(enabled, d.name):
+		// stdio or HTTP: a project's server would run a program, or have
+		// the host send requests to any URL (loopback included), at run start
+		srv.Enabled, srv.Why = false, WhyProject
 	case f.source == gate.SourceUser && d.denyAll:
 		srv.Enabled, srv.Why = false, WhyUserDenyAll
 	}

@@ -12,7 +12,9 @@ import (
 // 0 for a type it does not know.
 func Version(eventType string) int {
 	switch eventType {
-	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
+	case TypeRunStarted:
+		return 2 // 2: with MCP pins; see writeVersion
+	case TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
 		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
@@ -76,7 +78,7 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		if e == nil {
 			return nil, fmt.Errorf("encode commit %s: event %d is nil: %w", c.ID, i, ErrMalformed)
 		}
-		typ, v := e.EventType(), Version(e.EventType())
+		typ, v := e.EventType(), writeVersion(e)
 		u, unknown := e.(Unknown)
 		if unknown {
 			v = u.V
@@ -143,7 +145,8 @@ func (c *Commit) UnmarshalJSON(b []byte) error {
 }
 
 // decodeEvent turns one stored event into its payload type. Versions older
-// than the current one would be upgraded here; every type is at version 1.
+// than the current one would be upgraded here; every type is at version 1
+// but RunStarted, whose version 2 only adds a field.
 func decodeEvent(we wireEvent) (Event, error) {
 	if we.V < 1 || we.V > Version(we.Type) {
 		return Unknown(we), nil

@@ -3,6 +3,7 @@ package events_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,9 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	for _, e := range want.Events {
+		if e.EventType() == events.TypeRunStarted {
+			continue // version 2 with MCP pins: TestRunStartedVersions
+		}
 		if events.Version(e.EventType()) != 1 {
 			t.Errorf("%s: version %d, want 1", e.EventType(), events.Version(e.EventType()))
 		}
@@ -175,6 +179,36 @@ func TestValidIDAgreesWithULID(t *testing.T) {
 	for _, bad := range []string{"8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "01JDZ0000000000000000000AI", "01JDZ0000000000000000000A", "01JDZ0000000000000000000A.", "01JDZ0000000000000000000UU"} {
 		if events.ValidID(bad) {
 			t.Errorf("ValidID(%q) = true", bad)
+		}
+	}
+}
+
+// A RunStarted is written at version 1 without MCP pins (an older build
+// reads it) and at 2 with them (an older build, which would show every MCP
+// tool, does not: it keeps the event as Unknown).
+func TestRunStartedVersions(t *testing.T) {
+	for _, tt := range []struct {
+		pins []events.MCPServerPin
+		want string
+	}{
+		{nil, `"type":"RunStarted","v":1`},
+		{[]events.MCPServerPin{{Server: "test", Allow: [][]string{{"echo"}}, TicketTTLMs: 1000}}, `"type":"RunStarted","v":2`},
+	} {
+		c := &events.Commit{ID: "01JDZ0000000000000000000AA", Run: "01JDZ0000000000000000000RR", Kind: events.KindStart,
+			Events: []events.Event{events.RunStarted{Agent: "build", Location: "/w", Project: "p", MCP: tt.pins}}}
+		b, err := events.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tt.want) {
+			t.Errorf("%s: want %s", b, tt.want)
+		}
+		got, err := events.Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(c.Events, got.Events); d != "" {
+			t.Errorf("round trip (-want +got):\n%s", d)
 		}
 	}
 }

@@ -75,6 +75,9 @@ type RunStarted struct {
 	TicketTTLMs int64 `json:"ticket_ttl_ms,omitempty"`
 	// ForkedFrom is set in a run forked from another (see [ForkedFrom]).
 	ForkedFrom *ForkedFrom `json:"forked_from,omitempty"`
+	// MCP are the MCP servers the run may see (see [MCPServerPin]), by
+	// name; none: the run sees no MCP server's tool.
+	MCP []MCPServerPin `json:"mcp,omitempty"`
 }
 
 // AdvertisedTool is one entry of an advertised catalogue.

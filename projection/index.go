@@ -187,6 +187,15 @@ func (p *Projector) Registry() (map[string]Registration, uint64) {
 	return p.idx.registry.Effective(), p.regVer.Load()
 }
 
+// ScopeClosed reports whether the location layer's scope was closed: a
+// closed scope stays closed, so registering in it again changes nothing.
+func (p *Projector) ScopeClosed(scope string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.idx.registry[scope]
+	return s != nil && s.Closed
+}
+
 // RegistryVersion returns the location layer's version (see Registry). It
 // takes no lock.
 func (p *Projector) RegistryVersion() uint64 { return p.regVer.Load() }

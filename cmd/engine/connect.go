@@ -233,7 +233,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
 			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
-			Metrics: o.metrics},
+			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}},
 		Projector: projectionOptions(o.log),
 		Lease:     o.lease,
 	})

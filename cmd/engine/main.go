@@ -69,6 +69,7 @@ func verbs() []verb {
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
+		{"mcp", "mcp ls: the location's MCP servers, their state, tools and effect classes", runMCP},
 		{"config", "config check: validate the configuration and print the effective rules and MCP servers", runConfig},
 		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
 		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
@@ -148,9 +149,16 @@ func version() string {
 	return "0.0.0-dev"
 }
 
-// logger writes warnings and errors to stderr.
+// logger writes warnings and errors to stderr; STEPGATE_LOG_LEVEL (debug,
+// info, warn, error) sets another level.
 func logger(stderr io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if v := os.Getenv("STEPGATE_LOG_LEVEL"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			level = slog.LevelWarn
+		}
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
 func projectionOptions(log *slog.Logger) projection.Options {
