@@ -15,6 +15,7 @@ import (
 func mcpVerbs() []verb {
 	return []verb{
 		{"serve", "serve one run as an MCP server (stdio, or streamable HTTP with --listen): each tools/call is a step through the gate", runMCPServe},
+		{"ls", "the location's MCP servers: their state, tools and effect classes, and the tools skipped", runMCPList},
 	}
 }
 
