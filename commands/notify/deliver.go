@@ -15,21 +15,33 @@ import (
 )
 
 // pullWait bounds one pull for the next commit (then the worker pulls
-// again); pauseAfterError is the wait after a pull the log refused.
+// again); pauseAfterError is the wait after a pull the log refused, and the
+// first after a consumer it could not set up (doubled up to maxSetupPause).
 const (
 	pullWait        = 5 * time.Second
 	pauseAfterError = time.Second
+	maxSetupPause   = 30 * time.Second
 )
 
 // Run joins the fleet's consumer (creating it, from the stream's next
 // commit on, when no host has) and delivers until ctx ends, then returns
 // nil. Commits it holds when ctx ends are handed back to the log at once,
-// for another host. It returns an error only when the consumer cannot be
-// set up.
+// for another host. A consumer it cannot set up (the log unavailable) is
+// tried again every few seconds, each failure logged.
 func (d *Deliverer) Run(ctx context.Context) error {
-	cons, err := d.consumer(ctx)
-	if err != nil {
-		return err
+	var cons jetstream.Consumer
+	for wait := pauseAfterError; cons == nil; wait = min(2*wait, maxSetupPause) {
+		var err error
+		if cons, err = d.consumer(ctx); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		d.log.Warn("webhooks: setting up the consumer; trying again", "in", wait, "err", err)
+		if !sleep(ctx, wait) {
+			return nil
+		}
 	}
 	var wg sync.WaitGroup
 	for range d.cfg.Workers {
@@ -37,6 +49,18 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// sleep waits for d or until ctx ends; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // consumer creates or joins the durable consumer on the run subjects.
@@ -80,12 +104,7 @@ func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
 			}
 		}
 		d.log.Warn("webhook: pulling the next commit", "consumer", d.cfg.Consumer, "err", err)
-		t := time.NewTimer(pauseAfterError)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
+		sleep(ctx, pauseAfterError)
 	}
 }
 

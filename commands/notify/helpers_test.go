@@ -229,4 +229,3 @@ func byEvent(t *testing.T, rs []received) map[string]received {
 	}
 	return out
 }
-
