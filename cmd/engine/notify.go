@@ -54,8 +54,8 @@ func newNotifier(ctx context.Context, nc *nats.Conn, host *commands.Host, l conf
 			return nil, err
 		}
 	}
-	for _, w := range ws {
-		log.Info("webhook", "url", w.URL, "events", w.Events, "include_args", w.IncludeArgs)
+	for i, h := range hooks {
+		log.Info("webhook", "url", h.Where(), "events", h.Events, "include_args", h.IncludeArgs, "declared", fmt.Sprintf("%s:%d", ws[i].File, ws[i].Line))
 	}
 	return notify.New(cfg)
 }

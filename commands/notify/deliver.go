@@ -186,12 +186,12 @@ func (d *Deliverer) deliver(ctx context.Context, h Hook, p Payload) {
 	switch {
 	case err == nil:
 		d.cfg.Metrics.Delivered(p.Event)
-		d.log.Debug("webhook: delivered", "url", h.URL, "event", p.Event, "delivery", p.Delivery, "attempts", n)
+		d.log.Debug("webhook: delivered", "url", h.Where(), "event", p.Event, "delivery", p.Delivery, "attempts", n)
 	case ctx.Err() != nil:
 		// stopping: the commit goes back to the log, not a failure
 	default:
 		d.cfg.Metrics.Failed(p.Event)
-		d.log.Error("webhook: delivery failed; giving up", "url", h.URL, "event", p.Event, "delivery", p.Delivery,
+		d.log.Error("webhook: delivery failed; giving up", "url", h.Where(), "event", p.Event, "delivery", p.Delivery,
 			"run", p.Run, "ticket", p.Ticket, "attempts", n, "err", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	neturl "net/url"
 	"slices"
 	"time"
 
@@ -48,6 +49,20 @@ type Hook struct {
 	Secret      []byte
 	Events      []string
 	IncludeArgs bool
+}
+
+// Where is the hook's URL as logs and errors name it: scheme and host
+// only, since a receiver's path or query may itself be a capability (a
+// chat service's incoming-webhook URL).
+func (h Hook) Where() string {
+	u, err := neturl.Parse(h.URL)
+	if err != nil || u.Host == "" {
+		return "(webhook)"
+	}
+	if u.Path == "" && u.RawQuery == "" {
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + "://" + u.Host + "/…"
 }
 
 // Hooks resolves the secrets of the user's webhooks. The error names the

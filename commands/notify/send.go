@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -36,7 +37,7 @@ func (d *Deliverer) send(ctx context.Context, hook Hook, event, delivery string,
 			return n, err
 		}
 		d.cfg.Metrics.Retried(event)
-		d.log.Debug("webhook: attempt failed; retrying", "url", hook.URL, "event", event, "delivery", delivery, "attempt", n, "err", err)
+		d.log.Debug("webhook: attempt failed; retrying", "url", hook.Where(), "event", event, "delivery", delivery, "attempt", n, "err", err)
 		t := time.NewTimer(d.backoff(n))
 		select {
 		case <-ctx.Done():
@@ -77,7 +78,11 @@ func (d *Deliverer) attempt(ctx context.Context, hook Hook, event, delivery stri
 	req.Header.Set(HeaderSignature, Sign(hook.Secret, now, body))
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return err // the URL is in it; never the secret
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = hook.Where() // the path and query may be a capability
+		}
+		return err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponse))
 	_ = resp.Body.Close()
@@ -85,8 +90,8 @@ func (d *Deliverer) attempt(ctx context.Context, hook Hook, event, delivery stri
 	case s >= 200 && s < 300:
 		return nil
 	case s == http.StatusRequestTimeout, s == http.StatusTooEarly, s == http.StatusTooManyRequests, s >= 500:
-		return fmt.Errorf("POST %s: %s", hook.URL, resp.Status)
+		return fmt.Errorf("POST %s: %s", hook.Where(), resp.Status)
 	default:
-		return fmt.Errorf("POST %s: %s: %w", hook.URL, resp.Status, errPermanent)
+		return fmt.Errorf("POST %s: %s: %w", hook.Where(), resp.Status, errPermanent)
 	}
 }
