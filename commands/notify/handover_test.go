@@ -135,3 +135,30 @@ func TestSlowReceiverKeepsTheDeliveryAndDoesNotSlowSteps(t *testing.T) {
 		t.Errorf("%d deliveries, want 4", len(seen))
 	}
 }
+
+// A receiver that never answers costs each attempt its AttemptTimeout, no
+// more: the delivery is given up after the attempts, in bounded time.
+func TestHangingReceiverIsBoundedPerAttempt(t *testing.T) {
+	s := steptest.Start(t, "")
+	h := startHost(t, s, "h1")
+	release := make(chan struct{})
+	defer close(release)
+	r := newReceiver(t, func(int) int { <-release; return http.StatusOK })
+	m := newCounts()
+	startDeliverer(t, s, h, notify.Config{Metrics: m, Attempts: 2, Backoff: 10 * time.Millisecond, AttemptTimeout: 200 * time.Millisecond,
+		Hooks: []notify.Hook{{URL: r.srv.URL, Secret: secret, Events: issuedOnly}}})
+	start := time.Now()
+	askingRun(t, h, "p1", "ask me")
+	for m.get(&m.failed, config.EventTicketIssued) == 0 {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("a hanging receiver was not given up on in 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if took := time.Since(start); took < 400*time.Millisecond || took > 5*time.Second {
+		t.Errorf("2 attempts of 200ms took %s", took)
+	}
+	if n := len(r.requests()); n != 2 {
+		t.Errorf("%d attempts reached the receiver, want 2", n)
+	}
+}
