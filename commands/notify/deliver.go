@@ -111,8 +111,9 @@ func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
 // handle delivers the lifecycle events of one commit to every webhook that
 // wants them, at once, and acknowledges the commit when each is delivered
 // or given up on; while it works it tells the log so every third of
-// AckWait. A commit that is not one (quarantined by the projection) or has
-// no lifecycle event is acknowledged as it is.
+// AckWait. A message that is not a commit, or a commit without a lifecycle
+// event the projection holds, is acknowledged as it is; a commit this
+// host's projection has not applied in FactsWait is handed back.
 func (d *Deliverer) handle(ctx context.Context, msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	if err != nil {
@@ -124,8 +125,16 @@ func (d *Deliverer) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
-	ps := d.payloads(ctx, meta.Sequence.Stream, c)
-	if len(ps) == 0 {
+	ps, err := d.payloads(ctx, meta.Sequence.Stream, c)
+	switch {
+	case ctx.Err() != nil:
+		_ = msg.Nak()
+		return
+	case err != nil: // this host's projection lags: another host, or this one later
+		d.log.Warn("webhook: handing a commit back", "run", c.Run, "seq", meta.Sequence.Stream, "err", err)
+		_ = msg.NakWithDelay(pauseAfterError)
+		return
+	case len(ps) == 0:
 		_ = msg.Ack()
 		return
 	}

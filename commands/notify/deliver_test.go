@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net"
 	"strings"
@@ -239,4 +240,34 @@ func waitAcked(t *testing.T, s *steptest.Server, h *commands.Host) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("the consumer still has commits pending or unacknowledged after 10s")
+}
+
+// A commit the projection refuses — here a ticket published straight to a
+// run subject for a run that never started — is not delivered: a webhook
+// hears only of what the engine took for done. A real ticket after it is.
+func TestForgedCommitIsNotDelivered(t *testing.T) {
+	s := steptest.Start(t, "")
+	h := startHost(t, s, "h1")
+	r := newReceiver(t, nil)
+	var logs logBuffer
+	startDeliverer(t, s, h, notify.Config{Logger: logger(&logs), Hooks: []notify.Hook{{URL: r.srv.URL, Secret: secret, Events: []string{config.EventTicketIssued}}}})
+	ids := events.NewIDSource(rand.Reader)
+	forged := &events.Commit{ID: ids.New(time.Now()), Run: "01M8SCNWQYJWJ3R28BZ8ZW2FAK", Step: 1, Kind: events.KindDecide, At: time.Now(),
+		Events: []events.Event{events.TicketIssued{ID: ids.New(time.Now()), CallID: "a", Tool: "bash", Kind: events.TicketPermission, Project: "p1"}}}
+	data, err := events.Marshal(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.JS.Publish(ctxT(t), events.RunSubject(forged.Run), data); err != nil {
+		t.Fatal(err)
+	}
+	_, ticket := askingRun(t, h, "p1", "ask me")
+	got := r.waitFor(t, 1)
+	waitAcked(t, s, h)
+	if len(r.requests()) != 1 || got[0].payload(t).Ticket != ticket {
+		t.Errorf("delivered %d events, the first for ticket %s; want only the real ticket %s", len(r.requests()), got[0].payload(t).Ticket, ticket)
+	}
+	if !strings.Contains(logs.String(), "not delivering an event the projection does not hold") {
+		t.Errorf("the skipped commit is not logged:\n%s", logs.String())
+	}
 }

@@ -3,6 +3,8 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -80,53 +82,100 @@ type Facts interface {
 	Step(run string, n int) (projection.Step, bool, error)
 }
 
-// payloads are the deliveries of commit c (stream sequence seq): one per
-// lifecycle event in it, in commit order. The run's project, agent, and a
-// resolved ticket's tool and reason come from facts, which have applied c
-// (or do not say: the payload then carries what c itself says).
-func (d *Deliverer) payloads(ctx context.Context, seq uint64, c *events.Commit) []Payload {
-	var out []Payload
-	var h *projection.RunHeader
-	header := func() *projection.RunHeader {
-		if h == nil {
-			h = &projection.RunHeader{}
-			sctx, cancel := context.WithTimeout(ctx, d.cfg.FactsWait)
-			defer cancel()
-			if err := d.cfg.Facts.SyncTo(sctx, seq); err != nil {
-				d.log.Warn("webhook: the projection has not caught up; delivering what the commit says", "run", c.Run, "seq", seq, "err", err)
-			}
-			if got, ok, err := d.cfg.Facts.HeaderCold(c.Run); err == nil && ok {
-				*h = got
-			}
+// errLagging is a projection that has not applied a commit in FactsWait.
+var errLagging = errors.New("the projection has not applied the commit")
+
+// lifecycle reports whether c holds an event a webhook may want.
+func lifecycle(c *events.Commit) bool {
+	for _, ev := range c.Events {
+		switch ev.(type) {
+		case events.TicketIssued, events.TicketResolved, events.RunEnded:
+			return true
 		}
-		return h
 	}
+	return false
+}
+
+// payloads are the deliveries of commit c (stream sequence seq): one per
+// lifecycle event in it, in commit order, once the host's projection has
+// applied c. An event the projection does not hold — the fold refused the
+// commit (quarantined, or a run whose chain broke) — is not delivered: a
+// webhook hears only of what the engine itself took for done. The run's
+// project and agent, and a resolved ticket's tool and reason, come from the
+// projection. The error is errLagging (or ctx's) when the projection did
+// not catch up.
+func (d *Deliverer) payloads(ctx context.Context, seq uint64, c *events.Commit) ([]Payload, error) {
+	if !lifecycle(c) {
+		return nil, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, d.cfg.FactsWait)
+	err := d.cfg.Facts.SyncTo(sctx, seq)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("%w (stream sequence %d): %w", errLagging, seq, err)
+	}
+	h, ok, err := d.cfg.Facts.HeaderCold(c.Run)
+	if err != nil {
+		return nil, fmt.Errorf("read run %s: %w", c.Run, err)
+	}
+	var out []Payload
 	for i, ev := range c.Events {
-		p := Payload{Delivery: c.ID + "-" + strconv.Itoa(i), Time: c.At, Seq: seq, Run: c.Run, Step: c.Step, Host: c.Host}
+		p := Payload{Delivery: c.ID + "-" + strconv.Itoa(i), Time: c.At, Seq: seq, Run: c.Run, Step: c.Step, Host: c.Host,
+			Agent: h.Snapshot.Agent, Project: h.Snapshot.Project}
 		switch e := ev.(type) {
 		case events.TicketIssued:
-			p.Event, p.Ticket, p.CallID, p.Tool, p.Kind, p.Project, p.Deadline = config.EventTicketIssued, e.ID, e.CallID, e.Tool, e.Kind, e.Project, e.Deadline
-			d.issued(&p, c, header())
+			if !ok || ticket(&h, e.ID) == nil {
+				d.skipped(c, seq, e.EventType())
+				continue
+			}
+			p.Event, p.Ticket, p.CallID, p.Tool, p.Kind, p.Deadline = config.EventTicketIssued, e.ID, e.CallID, e.Tool, e.Kind, e.Deadline
+			if e.Project != "" {
+				p.Project = e.Project
+			}
+			d.issued(&p, c, &h)
 			if d.cfg.PublicURL != "" {
 				p.Link = strings.TrimRight(d.cfg.PublicURL, "/") + "/tickets/" + e.ID
 			}
 		case events.TicketResolved:
+			t := ticket(&h, e.Ticket)
+			if !ok || t == nil || t.Resolution == nil {
+				d.skipped(c, seq, e.EventType())
+				continue
+			}
 			p.Event, p.Ticket, p.CallID, p.Reply, p.Principal, p.By = config.EventTicketResolved, e.Ticket, e.CallID, e.Reply, e.Principal, e.By
 			p.Approved, p.Message, p.Answers = &e.Approved, e.Message, e.Answers
-			d.resolved(&p, header())
+			d.resolved(&p, &h, t)
 		case events.RunEnded:
+			if !ok || h.End == nil {
+				d.skipped(c, seq, e.EventType())
+				continue
+			}
 			p.Event, p.Cause, p.Reason = config.EventRunEnded, e.Cause, e.Reason
 		default:
 			continue
 		}
-		hd := header()
-		p.Agent = hd.Snapshot.Agent
-		if p.Project == "" {
-			p.Project = hd.Snapshot.Project
-		}
 		out = append(out, p)
 	}
-	return out
+	return out, nil
+}
+
+// ticket is the run's ticket id, nil when it has none.
+func ticket(h *projection.RunHeader, id string) *projection.Ticket {
+	for i := range h.Tickets {
+		if h.Tickets[i].ID == id {
+			return &h.Tickets[i]
+		}
+	}
+	return nil
+}
+
+// skipped logs an event the projection does not hold.
+func (d *Deliverer) skipped(c *events.Commit, seq uint64, event string) {
+	d.log.Warn("webhook: not delivering an event the projection does not hold (a commit the fold refused)",
+		"run", c.Run, "seq", seq, "commit", c.ID, "event", event)
 }
 
 // issued fills a ticket_issued payload's reason and arguments from the
@@ -168,28 +217,25 @@ func (d *Deliverer) issued(p *Payload, c *events.Commit, h *projection.RunHeader
 }
 
 // resolved fills a ticket_resolved payload's tool, project, step and reason
-// from the ticket and its call, as the projection holds them.
-func (d *Deliverer) resolved(p *Payload, h *projection.RunHeader) {
-	for _, t := range h.Tickets {
-		if t.ID != p.Ticket {
-			continue
-		}
-		p.Tool, p.Kind, p.Project = t.Tool, t.Kind, t.Project
-		if p.Step == 0 {
-			p.Step = t.Step
-		}
-		st, ok, err := d.cfg.Facts.Step(h.ID, t.Step)
-		if err != nil || !ok {
-			return
-		}
-		for _, call := range st.Calls {
-			if call.ID == t.CallID && call.Decision != nil {
-				p.Reason = call.Decision.Reason
-				if call.Decision.Rule != nil {
-					p.Source = call.Decision.Rule.Source
-				}
+// from the ticket t and its call, as the projection holds them.
+func (d *Deliverer) resolved(p *Payload, h *projection.RunHeader, t *projection.Ticket) {
+	p.Tool, p.Kind = t.Tool, t.Kind
+	if t.Project != "" {
+		p.Project = t.Project
+	}
+	if p.Step == 0 {
+		p.Step = t.Step
+	}
+	st, ok, err := d.cfg.Facts.Step(h.ID, t.Step)
+	if err != nil || !ok {
+		return
+	}
+	for _, call := range st.Calls {
+		if call.ID == t.CallID && call.Decision != nil {
+			p.Reason = call.Decision.Reason
+			if call.Decision.Rule != nil {
+				p.Source = call.Decision.Rule.Source
 			}
 		}
-		return
 	}
 }
