@@ -18,6 +18,8 @@ type document struct {
 	// MCPProjectServers and SecretsFile: the user's file only.
 	MCPProjectServers serverNames `yaml:"mcp_project_servers"`
 	SecretsFile       secretsFile `yaml:"secrets_file"`
+	// Notify: the user's file only (see notify.go).
+	Notify notifySection `yaml:"notify"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
@@ -34,6 +36,7 @@ func (d *document) apply(f *File) error {
 		f.mcp = append(f.mcp, m)
 	}
 	f.mcpProjectServers = append(f.mcpProjectServers, d.MCPProjectServers.names...)
+	f.notify = append(f.notify, d.Notify...)
 	if d.SecretsFile.set {
 		f.secretsFile = d.SecretsFile.text
 	}

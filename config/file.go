@@ -44,6 +44,8 @@ type File struct {
 	mcpProjectServers []string
 	// secretsFile is secrets_file as written (the user's file only).
 	secretsFile string
+	// notify are the layer's webhooks (the user's file only).
+	notify []Webhook
 }
 
 // Load reads the file at path as a layer with the given source. A missing
@@ -76,6 +78,9 @@ func Load(path string, source gate.Source) (*File, error) {
 //	            trust: true, allow: ["query*"], ticket_ttl: 10m }
 //	mcp_project_servers: [lint]   # the user's file only
 //	secrets_file: secrets.yaml    # the user's file only; relative to it
+//	notify:                       # the user's file only
+//	  - { url: "https://hooks.example/stepgate", secret: "secret://HOOK_KEY",
+//	      events: [ticket_issued, ticket_resolved, run_ended], include_args: false }
 func Parse(path string, data []byte, source gate.Source) (*File, error) {
 	f := &File{Path: path, Agents: map[string]gate.Ruleset{}, source: source}
 	tree, err := parser.ParseBytes(data, 0)

@@ -56,13 +56,13 @@ type servedProcess struct {
 
 // serveWithMetrics runs `engine serve --metrics 127.0.0.1:0` in-process and
 // waits for it to say where it serves.
-func serveWithMetrics(t *testing.T) *servedProcess {
+func serveWithMetrics(t *testing.T, extra ...string) *servedProcess {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--test-tools"}, &stdout, &stderr)
+		done <- run(ctx, append([]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--test-tools"}, extra...), &stdout, &stderr)
 	}()
 	stopped := false
 	stop := func() error {

@@ -28,9 +28,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
+	publicURL := fs.String("public-url", "", "the inbox's external base URL, e.g. https://ops.example: webhooks' ticket_issued links to URL/tickets/ID (\"\" for no link)")
 	var limits stepLimits
 	limits.register(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkPublicURL(*publicURL); err != nil {
 		return err
 	}
 	if *auth != "" && cf.natsURL != "" {
@@ -92,6 +96,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return errors.Join(err, stop())
 		}
 	}
+	var notifyReg prometheus.Registerer // webhook counters only with --metrics
+	if metrics != nil {
+		notifyReg = reg
+	}
+	notifier, err := newNotifier(ctx, nc, host, loader(cf.data), *publicURL, notifyReg, log)
+	if err != nil {
+		if metrics != nil {
+			metrics.stop(err)
+		}
+		return errors.Join(fmt.Errorf("webhooks: %w", err), stop())
+	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
 	defer svcCancel()
 	svcWait, err := serveAPI(svcCtx, nc, host, version(), log)
@@ -122,6 +137,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	g.Add(svcWait, func(error) { svcCancel() })
 	if metrics != nil {
 		g.Add(metrics.run, metrics.stop)
+	}
+	if notifier != nil { // delivers the fleet's lifecycle events beside the host
+		nctx, ncancel := context.WithCancel(context.Background())
+		g.Add(func() error { return notifier.Run(nctx) }, func(error) { ncancel() })
 	}
 	quit := make(chan struct{})
 	g.Add(func() error {
