@@ -126,10 +126,12 @@ func (d *decoder) event() Event {
 }
 
 // payload reads an event's payload: a step's or a start's by hand when it
-// is of the version this build writes (the decoders read that version's
-// fields), any other through decodeEvent.
+// is at version 1 (the decoders read that version's fields; RunStarted's
+// version 2 only adds the MCP pins, which the hand decoder declines, so a
+// start that pins servers is read through decodeEvent), any other through
+// decodeEvent.
 func (d *decoder) payload(typ string, v int) Event {
-	if v == 1 && Version(typ) == 1 {
+	if v == 1 {
 		switch typ {
 		case TypeToolCallRequested:
 			return d.toolCallRequested()

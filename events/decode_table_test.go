@@ -65,6 +65,8 @@ var fastCases = []struct {
 	{"a number for a string", `{"id":1}`, false},
 	{"a time with an escape", `{"id":"a","at":"2026-12-01T10:00:00\u005a"}`, false},
 	{"not a time", `{"id":"a","at":"yesterday"}`, false},
+	{"a start of version 2 pinning MCP servers: its payload the general way", `{"id":"a","events":[{"type":"RunStarted","v":2,"data":{"agent":"build","mcp":[{"server":"s","allow":[["a*"]],"ticket_ttl_ms":60000}]}}]}`, true},
+	{"a start of version 1 with MCP pins (a field the hand decoder was not taught)", `{"id":"a","events":[{"type":"RunStarted","v":1,"data":{"agent":"build","mcp":[{"server":"s"}]}}]}`, false},
 	{"a null struct (encoding/json leaves it)", `{"id":"a","events":[{"type":"RunStarted","v":1,"data":{"limits":null}}]}`, false},
 	{"a payload that is not an object", step(`{"type":"StepFinalized","v":1,"data":[1]}`), false},
 	{"a null payload of a known type", step(`{"type":"StepFinalized","v":1,"data":null}`), false},
