@@ -164,7 +164,7 @@ func hostileDoc(s string) *showDoc {
 
 // A 10,000-step run renders in the browser in under 2 s, measured by the
 // page's navigation timing (from navigation start to the end of the load
-// event, the better of two loads), every step and call in the DOM.
+// event, the best of three loads), every step and call in the DOM.
 func TestReportTenThousandStepsRendersFast(t *testing.T) {
 	const n = 10_000
 	d := bigShowDoc(n)
@@ -179,10 +179,10 @@ func TestReportTenThousandStepsRendersFast(t *testing.T) {
 	}
 	t.Logf("wrote %d steps in %s: %.1f MiB", n, time.Since(start).Round(time.Millisecond), float64(st.Size())/(1<<20))
 	b := newBrowser(t)
-	// The best of two loads: the machine is shared with the other tests
+	// The best of three loads: the machine is shared with the other tests
 	// (go test runs packages in parallel), and one load can lose the CPU.
 	ms := 0.0
-	for i := range 2 {
+	for i := range 3 {
 		b.load(t, file)
 		m := eval[float64](t, b, `(() => { const e = performance.getEntriesByType("navigation")[0]; return e.loadEventEnd - e.startTime; })()`)
 		t.Logf("load %d: %.0f ms", i+1, m)
