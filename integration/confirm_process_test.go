@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -22,26 +21,7 @@ import (
 // serveArgs starts `engine serve` with extra flags.
 func serveArgs(t *testing.T, extra ...string) *server {
 	t.Helper()
-	s := &server{cmd: exec.Command(engineBin, append([]string{"serve"}, extra...)...)}
-	s.cmd.Stderr = &s.stderr
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s.cmd.ProcessState == nil {
-			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
-		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "stepgate serving") {
-		t.Fatalf("engine serve did not start: %q %v\n%s", line, err, s.stderr.String())
-	}
-	return s
+	return serveEnv(t, nil, extra...)
 }
 
 func (s *server) kill9(t *testing.T) {

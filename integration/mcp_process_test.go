@@ -29,7 +29,9 @@ import (
 func serveEnv(t *testing.T, env []string, args ...string) *server {
 	t.Helper()
 	s := &server{cmd: exec.Command(engineBin, append([]string{"serve"}, args...)...)}
-	s.cmd.Env = append(os.Environ(), env...)
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	s.cmd.Stderr = &s.stderr
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {

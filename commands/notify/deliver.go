@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/internal/backoff"
 )
 
 // pullWait bounds one pull for the next commit (then the worker pulls
@@ -39,7 +40,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			return nil
 		}
 		d.log.Warn("webhooks: setting up the consumer; trying again", "in", wait, "err", err)
-		if !sleep(ctx, wait) {
+		if !backoff.Sleep(ctx, wait) {
 			return nil
 		}
 	}
@@ -49,18 +50,6 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
-}
-
-// sleep waits for d or until ctx ends; false when ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // consumer creates or joins the durable consumer on the run subjects.
@@ -104,7 +93,7 @@ func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
 			}
 		}
 		d.log.Warn("webhook: pulling the next commit", "consumer", d.cfg.Consumer, "err", err)
-		sleep(ctx, pauseAfterError)
+		backoff.Sleep(ctx, pauseAfterError)
 	}
 }
 

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/stepgate/stepgate/internal/backoff"
 )
 
 // maxResponse bounds what is read of a receiver's answer (then discarded).
@@ -52,12 +53,7 @@ func (d *Deliverer) send(ctx context.Context, hook Hook, event, delivery string,
 // at most MaxBackoff, then a uniformly random part of it between a half and
 // the whole (so hosts retrying the same receiver spread out).
 func (d *Deliverer) backoff(n int) time.Duration {
-	b := d.cfg.Backoff
-	for i := 1; i < n && b < d.cfg.MaxBackoff; i++ {
-		b *= 2
-	}
-	b = min(b, d.cfg.MaxBackoff)
-	return b/2 + time.Duration(rand.Int64N(int64(b/2)+1))
+	return backoff.Delay(d.cfg.Backoff, d.cfg.MaxBackoff, n)
 }
 
 // attempt is one POST, bounded by cfg.AttemptTimeout; nil when the

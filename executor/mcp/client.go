@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stepgate/stepgate/internal/backoff"
 )
 
 // Options configure a [Client].
@@ -127,7 +127,7 @@ func (c *Client) Run(ctx context.Context) error {
 			notifiedDown = true
 			c.notify(ctx, ToolSet{Server: c.name, Phase: Down, Err: err})
 		}
-		if !sleep(ctx, c.backoff(attempt)) {
+		if !backoff.Sleep(ctx, c.backoff(attempt)) {
 			c.setPhase(Down, ctx.Err())
 			return ctx.Err()
 		}
@@ -233,27 +233,7 @@ func (c *Client) notify(ctx context.Context, set ToolSet) {
 }
 
 // backoff is the wait before attempt+1: MinBackoff doubled attempt times,
-// capped at MaxBackoff, drawn from [d/2, d).
+// capped at MaxBackoff, drawn from [d/2, d].
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.opts.MinBackoff
-	for range min(attempt, 32) {
-		if d >= c.opts.MaxBackoff/2 {
-			d = c.opts.MaxBackoff
-			break
-		}
-		d *= 2
-	}
-	d = min(d, c.opts.MaxBackoff)
-	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return backoff.Delay(c.opts.MinBackoff, c.opts.MaxBackoff, attempt+1)
 }
