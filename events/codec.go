@@ -8,18 +8,32 @@ import (
 	"github.com/stepgate/stepgate/internal/jsonfast"
 )
 
-// Version returns the schema version this build writes for an event type, or
-// 0 for a type it does not know.
+// Version returns the newest schema version this build reads and writes for
+// an event type, or 0 for a type it does not know. TicketResolved is at 2
+// (an approval with edited arguments, [ArgsEdit]); one without an edit is
+// still written at 1 (see [EventVersion]).
 func Version(eventType string) int {
 	switch eventType {
+	case TypeTicketResolved:
+		return 2
 	case TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
-		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
+		TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
 		TypeToolRegistered, TypeScopeClosed, TypeStateCommand, TypeStepCopied:
 		return 1
 	}
 	return 0
+}
+
+// EventVersion returns the schema version e is written at: its type's
+// [Version], but 1 for a TicketResolved without an edit, so that only a
+// resolution a build before edits must not act on is hidden from it.
+func EventVersion(e Event) int {
+	if r, ok := e.(TicketResolved); ok && r.Edit == nil {
+		return 1
+	}
+	return Version(e.EventType())
 }
 
 // wireEvent is an event as stored: its type, schema version and payload.
@@ -76,7 +90,7 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		if e == nil {
 			return nil, fmt.Errorf("encode commit %s: event %d is nil: %w", c.ID, i, ErrMalformed)
 		}
-		typ, v := e.EventType(), Version(e.EventType())
+		typ, v := e.EventType(), EventVersion(e)
 		u, unknown := e.(Unknown)
 		if unknown {
 			v = u.V
@@ -133,7 +147,8 @@ func (c *Commit) UnmarshalJSON(b []byte) error {
 }
 
 // decodeEvent turns one stored event into its payload type. Versions older
-// than the current one would be upgraded here; every type is at version 1.
+// than the current one would be upgraded here; TicketResolved's version 2
+// only adds a field (Edit), so both versions decode as they are.
 func decodeEvent(we wireEvent) (Event, error) {
 	if we.V < 1 || we.V > Version(we.Type) {
 		return Unknown(we), nil
