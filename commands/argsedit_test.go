@@ -1,0 +1,206 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step/steptest"
+)
+
+// editRules make every write ask, but those under secret/ (denied) and
+// free/ (allowed).
+const editRules = "agents:\n  build:\n    permission:\n      edit: { \"*\": ask, \"secret/*\": deny, \"free/*\": allow }\n"
+
+// writeArgs are write's arguments.
+func writeArgs(path, content string) json.RawMessage {
+	b, _ := json.Marshal(builtin.WriteInput{Path: path, Content: content})
+	return b
+}
+
+// editTicket starts a run in loc of project whose first step writes
+// notes/a.txt, and returns the run and the ticket it waits on.
+func editTicket(t *testing.T, h *commands.Host, loc, project string) (string, string) {
+	t.Helper()
+	run := startIn(t, h, loc, project)
+	out := submit(t, h, run, 1, commands.CallRequest{ID: "c", Tool: "write", Args: writeArgs("notes/a.txt", "model's")})
+	if len(out.Tickets) != 1 {
+		t.Fatalf("the write: %+v, want one ticket", out.Results)
+	}
+	return run, out.Tickets[0].ID
+}
+
+// resolution reads the run's resolve commit back from the log and returns
+// its TicketResolved.
+func resolution(t *testing.T, h *commands.Host, run string) events.TicketResolved {
+	t.Helper()
+	stored, err := h.Log.ReadRun(ctxT(t), run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stored {
+		if s.Commit == nil || s.Commit.Kind != events.KindResolve {
+			continue
+		}
+		for _, e := range s.Commit.Events {
+			if r, ok := e.(events.TicketResolved); ok {
+				return r
+			}
+		}
+	}
+	t.Fatal("no TicketResolved in a resolve commit of the run")
+	return events.TicketResolved{}
+}
+
+// An edit the rules deny, one that newly asks (another file, a protected
+// path), one that fails the tool's schema, and args with a reply that is
+// no approval are refused with their reason: nothing is written or
+// committed, and the ticket still waits.
+func TestEditThatWidensIsRefusedAndTheTicketWaits(t *testing.T) {
+	s := steptest.Start(t, "")
+	h, _ := loaderHost(t, s, editRules)
+	ctx := ctxT(t)
+	loc := protectedLoc(t)
+	run, ticket := editTicket(t, h, loc, "p1")
+	before, err := h.Log.ReadRun(ctx, run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what, reply string
+		args        json.RawMessage
+		want        error
+		reason      string
+		file        string
+	}{
+		{"an edit the rules deny", "once", writeArgs("secret/k.txt", "x"), commands.ErrEditRefused, `denied by rule edit "secret/*"`, "secret/k.txt"},
+		{"an edit the rules deny, with always", "always", writeArgs("secret/k.txt", "x"), commands.ErrEditRefused, `denied by rule edit "secret/*"`, "secret/k.txt"},
+		{"an edit onto another file that asks", "once", writeArgs("notes/b.txt", "x"), commands.ErrEditRefused, "the ticket did not ask for it", "notes/b.txt"},
+		{"an edit onto a protected path", "once", writeArgs(".git/config", "x"), commands.ErrEditRefused, "protected", ".git/config"},
+		{"an edit onto a protected path, with always", "always", writeArgs(".git/hooks/pre-commit", "x"), commands.ErrEditRefused, "protected", ".git/hooks/pre-commit"},
+		{"an edit without the required path", "once", json.RawMessage(`{"content":"x"}`), commands.ErrEditRefused, "path", ""},
+		{"an edit whose path is a number", "once", json.RawMessage(`{"path":5,"content":"x"}`), commands.ErrEditRefused, "path", ""},
+		{"an edit with a field the schema has not", "once", json.RawMessage(`{"path":"notes/a.txt","content":"x","mode":"0777"}`), commands.ErrEditRefused, "mode", ""},
+		{"edited arguments that are not JSON", "once", json.RawMessage(`{"path":`), commands.ErrEditRefused, "", ""},
+		{"edited arguments with a reject", "reject", writeArgs("notes/a.txt", "x"), commands.ErrInvalidRequest, "once or always", ""},
+	} {
+		_, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: tc.reply, Args: tc.args, Principal: "ops-1", Message: "m"})
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("%s: %v, want %v naming %q", tc.what, err, tc.want, tc.reason)
+		}
+		t.Logf("%s: %v (%s)", tc.what, err, commands.Code(err))
+		if tc.file != "" && readAt(t, loc, tc.file) == "x" {
+			t.Errorf("%s: %s was written", tc.what, tc.file)
+		}
+	}
+	if got := commands.Code(commands.ErrEditRefused); got != "edit_refused" {
+		t.Errorf("code %q, want edit_refused", got)
+	}
+	after, err := h.Log.ReadRun(ctx, run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("refused edits committed %d commits", len(after)-len(before))
+	}
+	if st := status(t, h, run); st != projection.StatusAwaiting {
+		t.Errorf("run %s after refused edits, want awaiting", st)
+	}
+	page, err := tickets(ctx, h, commands.TicketsRequest{Ticket: ticket})
+	if err != nil || len(page) != 1 {
+		t.Fatalf("the ticket after refused edits: %v %v, want it pending", page, err)
+	}
+	if readAt(t, loc, "notes/a.txt") != "" {
+		t.Error("the model's write ran")
+	}
+	// The ticket still takes a plain approval.
+	if res, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: "once", Principal: "ops-1"}); err != nil || !res.Approved {
+		t.Fatalf("approval after refused edits: %+v %v", res, err)
+	}
+	if got := readAt(t, loc, "notes/a.txt"); got != "model's" {
+		t.Errorf("notes/a.txt = %q after the plain approval", got)
+	}
+}
+
+// An edit that validates runs exactly the edited call: the file holds the
+// edited content (and an edit may move the write to a file the rules
+// allow); the model's result says so; the resolve commit holds both
+// argument sets, the edited call's requests and its paths.
+func TestEditRunsTheEditedCallAndIsRecorded(t *testing.T) {
+	s := steptest.Start(t, "")
+	h, _ := loaderHost(t, s, editRules)
+	ctx := ctxT(t)
+	for _, tc := range []struct {
+		what, path string
+	}{
+		{"the same file, other content", "notes/a.txt"},
+		{"a file the rules allow", "free/c.txt"},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			loc := protectedLoc(t)
+			run, ticket := editTicket(t, h, loc, "p1")
+			edited := writeArgs(tc.path, "the approver's")
+			res, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: "once", Args: edited, Principal: "ops-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Approved || res.Outcome == nil || res.Outcome.Results[0].IsError {
+				t.Fatalf("edited approval: %+v", res)
+			}
+			if got := readAt(t, loc, tc.path); got != "the approver's" {
+				t.Errorf("%s = %q, want the edited content", tc.path, got)
+			}
+			if tc.path != "notes/a.txt" && readAt(t, loc, "notes/a.txt") != "" {
+				t.Error("the model's file was written too")
+			}
+			content := res.Outcome.Results[0].Content
+			if want := commands.EditedNote(edited); !strings.HasPrefix(content, want+"\n") {
+				t.Errorf("result %q, want it to start with %q", content, want)
+			}
+			t.Logf("result: %s", content)
+			r := resolution(t, h, run)
+			if r.Edit == nil {
+				t.Fatalf("resolve commit: %+v, want an edit", r)
+			}
+			if string(r.Edit.Original) != string(writeArgs("notes/a.txt", "model's")) || string(r.Edit.Args) != string(edited) {
+				t.Errorf("recorded args: original %s edited %s", r.Edit.Original, r.Edit.Args)
+			}
+			if r.Principal != "ops-1" || !r.Approved || len(r.Edit.Requests) == 0 || len(r.Edit.Paths) == 0 || r.Edit.ArgsSHA == "" {
+				t.Errorf("recorded resolution %+v edit %+v", r, r.Edit)
+			}
+			if r.Edit.Requests[len(r.Edit.Requests)-1].Resources[0] != tc.path {
+				t.Errorf("recorded requests %+v, want the edited call's", r.Edit.Requests)
+			}
+		})
+	}
+}
+
+// "always" with edited arguments saves the edited call's save patterns,
+// and may move the write within what the ticket's patterns cover (write
+// saves "edit *"); a protected path is still refused.
+func TestEditWithAlwaysSavesTheEditedCallsGrants(t *testing.T) {
+	s := steptest.Start(t, "")
+	h, _ := loaderHost(t, s, editRules)
+	ctx := ctxT(t)
+	loc := protectedLoc(t)
+	_, ticket := editTicket(t, h, loc, "p1")
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: "once", Args: writeArgs("notes/b.txt", "x"), Principal: "ops-1"}); !errors.Is(err, commands.ErrEditRefused) {
+		t.Fatalf("once onto another file: %v, want edit_refused", err)
+	}
+	res, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: "always", Args: writeArgs("notes/b.txt", "x"), Principal: "ops-1"})
+	if err != nil || !res.Approved {
+		t.Fatalf("always onto another file: %+v %v", res, err)
+	}
+	if readAt(t, loc, "notes/b.txt") != "x" || readAt(t, loc, "notes/a.txt") != "" {
+		t.Errorf("after always with the edit: b=%q a=%q", readAt(t, loc, "notes/b.txt"), readAt(t, loc, "notes/a.txt"))
+	}
+	grants, err := h.Grants(ctx, commands.GrantsRequest{Project: "p1"})
+	if err != nil || len(grants) != 1 || grants[0].Action != "edit" || grants[0].Resource != "*" || grants[0].Ticket != ticket {
+		t.Errorf("grants %+v %v, want edit * of the ticket", grants, err)
+	}
+}
