@@ -10,6 +10,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -203,4 +204,66 @@ func TestEditWithAlwaysSavesTheEditedCallsGrants(t *testing.T) {
 	if err != nil || len(grants) != 1 || grants[0].Action != "edit" || grants[0].Resource != "*" || grants[0].Ticket != ticket {
 		t.Errorf("grants %+v %v, want edit * of the ticket", grants, err)
 	}
+}
+
+// A host that stopped between the resolve commit of an edited approval and
+// its settle runs the edited call when it recovers, never the model's: the
+// log up to the resolve commit, copied to another server, is what such a
+// host leaves, and a host of the same name recovers from it.
+func TestRecoveryRunsTheEditedCall(t *testing.T) {
+	const rules = "agents:\n  build:\n    permission:\n      read: { \"*\": ask, \"b.txt\": allow }\n"
+	s := steptest.Start(t, "")
+	h, _ := loaderHost(t, s, rules)
+	ctx := ctxT(t)
+	loc := t.TempDir()
+	writeAt(t, loc, "a.txt", "the model's file\n")
+	writeAt(t, loc, "b.txt", "the approver's file\n")
+	run := startIn(t, h, loc, "p1")
+	out := submit(t, h, run, 1, call("c", "read", builtin.ReadInput{Path: "a.txt"}))
+	if len(out.Tickets) != 1 {
+		t.Fatalf("the read: %+v, want one ticket", out.Results)
+	}
+	edited := json.RawMessage(`{"path":"b.txt"}`)
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Args: edited, Principal: "ops-1"}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := h.Log.ReadRun(ctx, run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := steptest.Start(t, "")
+	log2, err := step.Open(ctx, s2.JS, step.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last uint64
+	for _, st := range stored {
+		if last, err = log2.Commit(ctx, st.Commit, last); err != nil {
+			t.Fatal(err)
+		}
+		if st.Commit.Kind == events.KindResolve {
+			break // the host stopped here: the call was cleared to run, and has no result
+		}
+	}
+	h2, _ := loaderHost(t, s2, rules)
+	if err := h2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h2.Show(ctx, commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := r.Step(1)
+	if s1 == nil || !s1.Final || s1.Calls[0].Result == nil {
+		t.Fatalf("after recovery: step %+v, want it final", s1)
+	}
+	var text []string
+	for _, p := range s1.Calls[0].Result.Parts {
+		text = append(text, p.Text)
+	}
+	got := strings.Join(text, "\n")
+	if !strings.Contains(got, "the approver's file") || strings.Contains(got, "the model's file") || !strings.HasPrefix(got, commands.EditedNote(edited)) {
+		t.Errorf("recovered result %q, want the edited read with the note", got)
+	}
+	t.Logf("recovered result: %s", got)
 }
