@@ -84,6 +84,11 @@ func (h *replier) checkEdit(reg map[string]effectiveTool, cfg *runConfig, r *pro
 	for _, p := range prepared.Paths() {
 		edit.Paths = append(edit.Paths, events.ResolvedPath{Path: p.Path, Real: p.Real})
 	}
+	// The resolve commit holds both argument sets: half a commit at most,
+	// so the reply's other events fit beside them.
+	if n, most := eventSize(events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Principal: req.Principal, Edit: edit}), h.commitBudget()/2; n > most {
+		return nil, nil, editRefused(t.ID, fmt.Sprintf("recorded with the model's arguments the edit takes %d bytes, more than the %d a reply may", n, most))
+	}
 	return edit, v.Asked, nil
 }
 

@@ -1,14 +1,19 @@
 package commands_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
+	"github.com/stepgate/stepgate/executor/executortest"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
@@ -88,13 +93,14 @@ func TestEditThatWidensIsRefusedAndTheTicketWaits(t *testing.T) {
 		{"an edit whose path is a number", "once", json.RawMessage(`{"path":5,"content":"x"}`), commands.ErrEditRefused, "path", ""},
 		{"an edit with a field the schema has not", "once", json.RawMessage(`{"path":"notes/a.txt","content":"x","mode":"0777"}`), commands.ErrEditRefused, "mode", ""},
 		{"edited arguments that are not JSON", "once", json.RawMessage(`{"path":`), commands.ErrEditRefused, "", ""},
+		{"an edit too large to record beside the model's arguments", "once", writeArgs("notes/a.txt", strings.Repeat("x", 4<<20)), commands.ErrEditRefused, "more than the", ""},
 		{"edited arguments with a reject", "reject", writeArgs("notes/a.txt", "x"), commands.ErrInvalidRequest, "once or always", ""},
 	} {
 		_, err := h.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: tc.reply, Args: tc.args, Principal: "ops-1", Message: "m"})
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("%s: %v, want %v naming %q", tc.what, err, tc.want, tc.reason)
 		}
-		t.Logf("%s: %v (%s)", tc.what, err, commands.Code(err))
+		t.Logf("%s: %.300v (%s)", tc.what, err, commands.Code(err))
 		if tc.file != "" && readAt(t, loc, tc.file) == "x" {
 			t.Errorf("%s: %s was written", tc.what, tc.file)
 		}
@@ -207,17 +213,50 @@ func TestEditWithAlwaysSavesTheEditedCallsGrants(t *testing.T) {
 }
 
 // A host that stopped between the resolve commit of an edited approval and
-// its settle runs the edited call when it recovers, never the model's: the
-// log up to the resolve commit, copied to another server, is what such a
-// host leaves, and a host of the same name recovers from it.
+// its settle runs the edited call when it recovers, never the model's, held
+// to the paths the edited call resolved to at the reply: the log up to the
+// resolve commit, copied to another server, is what such a host leaves,
+// and a host of the same name recovers from it.
 func TestRecoveryRunsTheEditedCall(t *testing.T) {
-	const rules = "agents:\n  build:\n    permission:\n      read: { \"*\": ask, \"b.txt\": allow }\n"
+	t.Run("the edited read runs", func(t *testing.T) {
+		got := recoverEdited(t, nil)
+		if !strings.Contains(got, "the approver's file") || strings.Contains(got, "the model's file") || !strings.HasPrefix(got, commands.EditedNote(json.RawMessage(`{"path":"b.txt"}`))) {
+			t.Errorf("recovered result %q, want the edited read with the note", got)
+		}
+		t.Logf("recovered result: %s", got)
+	})
+	t.Run("the edited path moved meanwhile", func(t *testing.T) {
+		got := recoverEdited(t, func(loc string) {
+			if err := os.Remove(filepath.Join(loc, "b.txt")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("other.txt", filepath.Join(loc, "b.txt")); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if !strings.Contains(got, executor.ErrPathChanged.Error()) || strings.Contains(got, "another file") {
+			t.Errorf("recovered result %q, want the edited read refused: its path changed", got)
+		}
+		t.Logf("recovered result: %s", got)
+	})
+}
+
+// recoverEdited approves a read of a.txt edited to b.txt (a symlink to
+// real.txt), leaves the log as
+// a host that stopped after the resolve commit would, calls between (if
+// set) on the location, recovers and returns the call's result text.
+func recoverEdited(t *testing.T, between func(loc string)) string {
+	const rules = "agents:\n  build:\n    permission:\n      read: { \"*\": allow, \"a.txt\": ask }\n"
 	s := steptest.Start(t, "")
 	h, _ := loaderHost(t, s, rules)
 	ctx := ctxT(t)
 	loc := t.TempDir()
 	writeAt(t, loc, "a.txt", "the model's file\n")
-	writeAt(t, loc, "b.txt", "the approver's file\n")
+	writeAt(t, loc, "real.txt", "the approver's file\n")
+	writeAt(t, loc, "other.txt", "another file\n")
+	if err := os.Symlink("real.txt", filepath.Join(loc, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
 	run := startIn(t, h, loc, "p1")
 	out := submit(t, h, run, 1, call("c", "read", builtin.ReadInput{Path: "a.txt"}))
 	if len(out.Tickets) != 1 {
@@ -245,6 +284,9 @@ func TestRecoveryRunsTheEditedCall(t *testing.T) {
 			break // the host stopped here: the call was cleared to run, and has no result
 		}
 	}
+	if between != nil {
+		between(loc)
+	}
 	h2, _ := loaderHost(t, s2, rules)
 	if err := h2.Recover(ctx); err != nil {
 		t.Fatal(err)
@@ -261,9 +303,46 @@ func TestRecoveryRunsTheEditedCall(t *testing.T) {
 	for _, p := range s1.Calls[0].Result.Parts {
 		text = append(text, p.Text)
 	}
-	got := strings.Join(text, "\n")
-	if !strings.Contains(got, "the approver's file") || strings.Contains(got, "the model's file") || !strings.HasPrefix(got, commands.EditedNote(edited)) {
-		t.Errorf("recovered result %q, want the edited read with the note", got)
+	return strings.Join(text, "\n")
+}
+
+// A tool that awaits input waits on an input ticket, answered with
+// answers: edited arguments do not go with an answer (invalid_input), nor
+// approve it (ticket_kind); the ticket still takes its answers.
+func TestEditOfAnInputTicketIsRefused(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := executortest.Registry(t, &cnt)
+	ask, err := executor.New("ask_human", "Ask the human a question and return the answers.",
+		func(_ context.Context, c executor.Call, in executortest.TextInput) (string, error) {
+			return "asked " + in.Text + ", answered " + string(c.Answers), nil
+		}, executor.AwaitsInput())
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("recovered result: %s", got)
+	if err := reg.Register(ask); err != nil {
+		t.Fatal(err)
+	}
+	h := startHost(t, s, reg, "h1")
+	ctx := ctxT(t)
+	run := startIn(t, h, t.TempDir(), "p1")
+	out := submit(t, h, run, 1, call("q", "ask_human", text{"which branch?"}))
+	if len(out.Tickets) != 1 || out.Tickets[0].Kind != events.TicketInput {
+		t.Fatalf("outcome %+v, want one input ticket", out)
+	}
+	id := out.Tickets[0].ID
+	edited := json.RawMessage(`{"text":"which tag?"}`)
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: id, Reply: events.ReplyAnswer, Answers: json.RawMessage(`["main"]`), Args: edited, Principal: "ops-1"}); commands.Code(err) != commands.CodeInvalidInput {
+		t.Errorf("answers with edited arguments: %v, want invalid_input", err)
+	}
+	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: id, Reply: events.ReplyOnce, Args: edited, Principal: "ops-1"}); commands.Code(err) != commands.CodeTicketKind {
+		t.Errorf("an edited approval of an input ticket: %v, want ticket_kind", err)
+	}
+	res, err := h.Reply(ctx, commands.ReplyRequest{Ticket: id, Reply: events.ReplyAnswer, Answers: json.RawMessage(`["main"]`), Principal: "ops-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Outcome.Results[0].Content; got != `asked which branch?, answered ["main"]` {
+		t.Errorf("result = %q, want the model's question answered", got)
+	}
 }
