@@ -36,7 +36,7 @@ func TestApproveWithArgsVerb(t *testing.T) {
 	ticket := out.Tickets[0].ID
 
 	_, err = engineVerb(t, "approve", ticket, "--nats", s.url, "--as", "ops-1", "--args", `{"path":"secret/k.txt","content":"x"}`)
-	if exitCode(err) != 1 || !strings.Contains(err.Error(), "edited arguments refused") || !strings.Contains(err.Error(), `denied by rule edit "secret/*"`) {
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "edited arguments refused") || !strings.Contains(err.Error(), `denied by rule edit "secret/*"`) {
 		t.Fatalf("approve --args with a denied edit: %v (exit %d), want exit 1 naming the rule", err, exitCode(err))
 	}
 	t.Logf("denied: %v", err)
