@@ -1,8 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+
+	"github.com/stepgate/stepgate/events"
 )
 
 // The echoes of requests sent more than once (see echoFunc): each looks the
@@ -61,7 +65,8 @@ func (c *Client) replyEcho(req ReplyRequest, out *ReplyResult) echoFunc {
 			return true, errors.Join(answer, err)
 		}
 		t := r.Ticket(req.Ticket)
-		if t == nil || t.Resolution == nil || t.Resolution.Reply != req.Reply || t.Resolution.Principal != req.Principal || t.Resolution.By != "" {
+		if t == nil || t.Resolution == nil || t.Resolution.Reply != req.Reply || t.Resolution.Principal != req.Principal || t.Resolution.By != "" ||
+			!sameEdit(t.Resolution.Edit, req.Args) {
 			return true, answer // someone else's answer
 		}
 		*out = ReplyResult{Ticket: req.Ticket, Run: req.Run, Step: t.Step, Approved: t.Resolution.Approved}
@@ -135,4 +140,14 @@ func summaryOf(r *Run) RunSummary {
 		s.Cause = r.End.Cause
 	}
 	return s
+}
+
+// sameEdit reports whether a resolution's edit is the one a reply with
+// edited arguments args asked for (none for none).
+func sameEdit(e *events.ArgsEdit, args json.RawMessage) bool {
+	if e == nil || len(args) == 0 {
+		return e == nil && len(args) == 0
+	}
+	var a, b bytes.Buffer
+	return json.Compact(&a, e.Args) == nil && json.Compact(&b, args) == nil && bytes.Equal(a.Bytes(), b.Bytes())
 }

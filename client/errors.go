@@ -49,6 +49,10 @@ var (
 	// write): it takes no more steps, replies or end; an operator looks at
 	// `engine show`.
 	ErrRunDiverged = errors.New("run diverged")
+	// ErrEditRefused means an approval's edited arguments were refused:
+	// they do not fit the tool's schema, the rules deny them, or they ask
+	// for what the ticket did not. Nothing changed; the ticket still waits.
+	ErrEditRefused = errors.New("edited arguments refused")
 )
 
 // Stable error codes of the API.
@@ -68,6 +72,7 @@ const (
 	CodeUnavailable    = "unavailable"
 	CodeInternal       = "internal"
 	CodeRunDiverged    = "run_diverged"
+	CodeEditRefused    = "edit_refused"
 )
 
 // codes is the code↔error table, written once: [Code] reads it from the
@@ -90,6 +95,7 @@ var codes = [...]struct {
 	{CodeAwaitTimeout, ErrAwaitTimeout},
 	{CodeUnavailable, ErrUnavailable},
 	{CodeRunDiverged, ErrRunDiverged},
+	{CodeEditRefused, ErrEditRefused},
 }
 
 // Sentinel returns the error a code stands for (nil for CodeInternal and

@@ -126,18 +126,31 @@ func (h *submitter) settleResults(ctx context.Context, run string, n int, from r
 }
 
 // rerun prepares a recorded call to run again (an approved call, a call
-// recovered after a crash). A tool that is gone, or is no longer the
-// identity the model was shown, settles as a stale call instead.
-func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, answers []byte) *planned {
-	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}, identity: c.Identity}
+// recovered after a crash); res is its ticket's resolution, if any: its
+// answers go to the tool, and an edit's arguments replace the model's, held
+// to what the edited call saw when the reply was decided. A tool that is
+// gone, or is no longer the identity the model was shown, settles as a
+// stale call instead.
+func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, res *events.TicketResolved) *planned {
+	args := c.Args
+	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location}
+	var edit *events.ArgsEdit
+	if res != nil {
+		call.Answers, edit = res.Answers, res.Edit
+	}
+	if edit != nil {
+		args = edit.Args
+		seenAtDecision(&call, &events.PermissionDecided{Observed: edit.Observed, Paths: edit.Paths})
+	} else {
+		seenAtDecision(&call, c.Decision) // what the human approved, not what is there now
+	}
+	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: args}, identity: c.Identity, edit: edit}
 	tool, why := resolveTool(reg, c.Tool, c.Identity)
 	if tool == nil {
 		p.setResult(executor.ErrorResult(why))
 		return p
 	}
-	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location, Answers: answers}
-	seenAtDecision(&call, c.Decision) // what the human approved, not what is there now
-	prepared, err := tool.Prepare(call, c.Args)
+	prepared, err := tool.Prepare(call, args)
 	if err != nil {
 		p.setResult(executor.ErrorResult(err.Error()))
 		return p

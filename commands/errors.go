@@ -49,6 +49,9 @@ var (
 	// ErrRunDiverged means the run's hash chain broke (see
 	// projection.Divergence): it takes no more steps, replies or end.
 	ErrRunDiverged = client.ErrRunDiverged
+	// ErrEditRefused means an approval's edited arguments were refused (see
+	// [client.ErrEditRefused]); the ticket still waits.
+	ErrEditRefused = client.ErrEditRefused
 )
 
 // Stable error codes of the API (the wire contract's).
@@ -68,6 +71,7 @@ const (
 	CodeUnavailable    = client.CodeUnavailable
 	CodeInternal       = client.CodeInternal
 	CodeRunDiverged    = client.CodeRunDiverged
+	CodeEditRefused    = client.CodeEditRefused
 )
 
 // Error is an error received from a remote engine (see [client.Error]).

@@ -19,9 +19,10 @@ func grantRules(gs []events.ApprovalSaved) gate.Ruleset {
 	return rs
 }
 
-// newGrants are the approvals an "always" saves: each save pattern of the
-// ticket's requests, less those the project has in force already.
-func (h *replier) newGrants(project string, t *projection.Ticket, principal string, grants []projection.Grant) []events.ApprovalSaved {
+// newGrants are the approvals an "always" to ticket saves: each save
+// pattern of the requests it approves (the ticket's, or its edited call's
+// that asked), less those the project has in force already.
+func (h *replier) newGrants(project, ticket string, approved []events.Request, principal string, grants []projection.Grant) []events.ApprovalSaved {
 	have := map[[2]string]bool{}
 	for _, g := range grants {
 		if g.Project == project {
@@ -29,7 +30,7 @@ func (h *replier) newGrants(project string, t *projection.Ticket, principal stri
 		}
 	}
 	var out []events.ApprovalSaved
-	for _, req := range t.Requests {
+	for _, req := range approved {
 		for _, pat := range req.Save {
 			k := [2]string{req.Action, pat}
 			if have[k] {
@@ -37,7 +38,7 @@ func (h *replier) newGrants(project string, t *projection.Ticket, principal stri
 			}
 			have[k] = true
 			out = append(out, events.ApprovalSaved{ID: h.cfg.IDs.New(h.cfg.Clock()), Project: project,
-				Action: req.Action, Resource: pat, Principal: principal, Ticket: t.ID})
+				Action: req.Action, Resource: pat, Principal: principal, Ticket: ticket})
 		}
 	}
 	return out

@@ -49,12 +49,26 @@ type planned struct {
 	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 	part     [1]events.Part            // result's parts when it has one
+	edit     *events.ArgsEdit          // an approval's edit: the call runs with edit.Args
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
 
 func (c *planned) setResult(r executor.Result) {
 	c.result, c.terminal = toEventResultIn(c.part[:0], c.req.ID, r), true
+	if c.edit != nil {
+		c.result = withEditNote(c.result, c.edit)
+	}
+}
+
+// withEditNote puts before r's parts the note that the call ran with the
+// approver's arguments, when e is an edit (see EditedNote).
+func withEditNote(r events.ToolResultRecorded, e *events.ArgsEdit) events.ToolResultRecorded {
+	if e == nil {
+		return r
+	}
+	r.Parts = append([]events.Part{{Type: "text", Text: EditedNote(e.Args)}}, r.Parts...)
+	return r
 }
 
 // runs reports whether the call executes in this step's own flow.

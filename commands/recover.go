@@ -60,10 +60,11 @@ func inDoubt(r *projection.RunHeader, c *projection.Call) bool {
 	return c.Decision.Verdict == events.VerdictAllow
 }
 
-// answersOf returns the answers of a call's input ticket.
-func answersOf(r *projection.RunHeader, c *projection.Call) []byte {
-	if t := r.Ticket(c.Ticket); t != nil && t.Resolution != nil {
-		return t.Resolution.Answers
+// resolutionOf returns the resolution of a call's ticket (its answers, its
+// edit of the arguments), or nil.
+func resolutionOf(r *projection.RunHeader, c *projection.Call) *events.TicketResolved {
+	if t := r.Ticket(c.Ticket); t != nil {
+		return t.Resolution
 	}
 	return nil
 }
@@ -140,12 +141,12 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		if c.Terminal() || !inDoubt(&r, c) {
 			continue
 		}
-		p := h.steps.rerun(reg, cfg, run, s.N, c, answersOf(&r, c))
+		p := h.steps.rerun(reg, cfg, run, s.N, c, resolutionOf(&r, c))
 		switch {
 		case p.terminal:
 			w.first = append(w.first, p.result)
 		case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
-			w.first = append(w.first, resultEvent(c.ID, IndeterminateResult))
+			w.first = append(w.first, withEditNote(resultEvent(c.ID, IndeterminateResult), p.edit))
 		default:
 			w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
 			w.exec = append(w.exec, p)

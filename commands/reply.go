@@ -67,6 +67,9 @@ func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, er
 	if req.Principal == "" {
 		return nil, fmt.Errorf("reply to %s: who replies is required: %w", req.Ticket, ErrInvalidRequest)
 	}
+	if len(req.Args) > 0 && req.Reply != events.ReplyOnce && req.Reply != events.ReplyAlways {
+		return nil, fmt.Errorf("reply %q to %s: edited arguments go with once or always: %w", req.Reply, req.Ticket, ErrInvalidRequest)
+	}
 	// A reply decides with authority, so against the log as it is now: the
 	// ticket may have been issued, its tool replaced or a grant revoked on
 	// another host a moment ago. Replies come at a person's pace; the sync
@@ -165,9 +168,15 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 		return nil, "", err
 	}
 	cfg = h.config(&r)
+	var ed edited
+	if len(req.Args) > 0 {
+		if ed.edit, ed.asked, err = h.checkEdit(reg, cfg, &r, s, t, req, current); err != nil {
+			return nil, "", err
+		}
+	}
 	res.Step = t.Step
 	w = progress{run: run, step: t.Step, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
-	project = h.settleReply(&r, s, cfg, t, req, &w, res, grants, current, reg)
+	project = h.settleReply(&r, s, cfg, t, req, ed, &w, res, grants, current, reg)
 	if err := h.steps.advance(ctx, &w); err != nil {
 		return nil, "", err
 	}
@@ -179,13 +188,30 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 	return res, project, nil
 }
 
+// edited is an approval's edit (see checkEdit): nothing when the reply
+// approves the model's arguments.
+type edited struct {
+	edit  *events.ArgsEdit
+	asked []descriptor.Request // the edited call's requests that asked
+}
+
+// requests are what the approval approves: the edited call's requests, or
+// the ticket's.
+func (e edited) requests(t *projection.Ticket) (all, asked []events.Request) {
+	if e.edit == nil {
+		return t.Requests, t.Requests
+	}
+	return e.edit.Requests, vocab.EventRequests(e.asked)
+}
+
 // settleReply decides, from the run's header r, what the reply does to
-// every pending ticket of the run, into w; s is the ticket's step. It
-// returns the project when an "always" saved approvals.
-func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *runConfig, t *projection.Ticket, req ReplyRequest, w *progress, res *ReplyResult,
+// every pending ticket of the run, into w; s is the ticket's step and ed
+// the reply's edit of the call's arguments. It returns the project when an
+// "always" saved approvals.
+func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *runConfig, t *projection.Ticket, req ReplyRequest, ed edited, w *progress, res *ReplyResult,
 	grants []projection.Grant, current gate.Ruleset, reg map[string]effectiveTool) string {
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
-		Answers: req.Answers, Principal: req.Principal}
+		Answers: req.Answers, Principal: req.Principal, Edit: ed.edit}
 	others := otherPending(r, t.ID)
 	if req.Reply == events.ReplyReject {
 		result := RejectedResult
@@ -204,7 +230,8 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 	}
 	// An approval (or answers): check again against the pinned rules and the
 	// configuration as it is now. Resuming never widens authority.
-	if v := resume(t.Requests, cfg.rules, current, nil); v.Kind == gate.KindBlock {
+	approves, asked := ed.requests(t)
+	if v := resume(approves, cfg.rules, current, nil); v.Kind == gate.KindBlock {
 		resolved.Message = v.Reason
 		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: v.Reason, Rule: ruleRef(v.Rule)},
 			resultEvent(t.CallID, "blocked: "+v.Reason))
@@ -213,11 +240,11 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 	}
 	resolved.Approved, res.Approved = true, true
 	w.first = append(w.first, resolved)
-	h.approve(reg, cfg, r, s, t, req.Answers, w)
+	h.approve(reg, cfg, r, s, t, &resolved, w)
 	project := ""
 	var saved gate.Ruleset
 	if req.Reply == events.ReplyAlways {
-		fresh := h.newGrants(cfg.project, t, req.Principal, grants)
+		fresh := h.newGrants(cfg.project, t.ID, asked, req.Principal, grants)
 		for _, g := range fresh {
 			w.first = append(w.first, g)
 		}
@@ -238,10 +265,11 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 }
 
 // approve adds an approved call to w: ToolCallStarted when it has an effect,
-// then it runs after the resolve commit.
-func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, answers []byte, w *progress) {
+// then it runs after the resolve commit. res is the ticket's resolution
+// when it carries answers or an edit of the arguments (nil otherwise).
+func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, res *events.TicketResolved, w *progress) {
 	c := s.Call(t.CallID)
-	p := h.steps.rerun(reg, cfg, r.ID, s.N, c, answers)
+	p := h.steps.rerun(reg, cfg, r.ID, s.N, c, res)
 	if p.terminal {
 		w.first = append(w.first, p.result)
 		return

@@ -33,7 +33,7 @@ func BenchmarkAppendEncodingJSON(b *testing.B) {
 		w := commit{ID: c.ID, Run: c.Run, Step: c.Step, Kind: c.Kind, At: c.At, Host: c.Host, Prev: c.Prev,
 			Events: make([]event, len(c.Events))}
 		for i, e := range c.Events {
-			w.Events[i] = event{Type: e.EventType(), V: events.Version(e.EventType()), Data: e}
+			w.Events[i] = event{Type: e.EventType(), V: events.EventVersion(e), Data: e}
 		}
 		if _, err := json.Marshal(&w); err != nil {
 			b.Fatal(err)

@@ -8,20 +8,40 @@ import (
 	"github.com/stepgate/stepgate/internal/jsonfast"
 )
 
-// Version returns the schema version this build writes for an event type, or
-// 0 for a type it does not know.
+// Version returns the newest schema version this build reads and writes for
+// an event type, or 0 for a type it does not know. RunStarted is at 2 (a
+// start that pins MCP servers) and TicketResolved at 2 (an approval with
+// edited arguments, [ArgsEdit]); without those fields each is still written
+// at 1 (see [EventVersion]).
 func Version(eventType string) int {
 	switch eventType {
-	case TypeRunStarted:
-		return 2 // 2: with MCP pins; see writeVersion
+	case TypeRunStarted, TypeTicketResolved:
+		return 2 // RunStarted 2: with MCP pins; TicketResolved 2: with an edit (see EventVersion)
 	case TypeCatalogAdvertised, TypeToolCallRequested,
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
-		TypeTicketResolved, TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
+		TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
 		TypeToolRegistered, TypeScopeClosed, TypeStateCommand, TypeStepCopied:
 		return 1
 	}
 	return 0
+}
+
+// EventVersion returns the schema version e is written at: its type's
+// [Version], but 1 for a TicketResolved without an edit, so that only a
+// resolution a build before edits must not act on is hidden from it.
+func EventVersion(e Event) int {
+	switch e := e.(type) {
+	case TicketResolved:
+		if e.Edit == nil {
+			return 1
+		}
+	case RunStarted:
+		if len(e.MCP) == 0 {
+			return 1
+		}
+	}
+	return Version(e.EventType())
 }
 
 // wireEvent is an event as stored: its type, schema version and payload.
@@ -78,7 +98,7 @@ func Append(dst []byte, c *Commit) ([]byte, error) {
 		if e == nil {
 			return nil, fmt.Errorf("encode commit %s: event %d is nil: %w", c.ID, i, ErrMalformed)
 		}
-		typ, v := e.EventType(), writeVersion(e)
+		typ, v := e.EventType(), EventVersion(e)
 		u, unknown := e.(Unknown)
 		if unknown {
 			v = u.V
@@ -145,8 +165,9 @@ func (c *Commit) UnmarshalJSON(b []byte) error {
 }
 
 // decodeEvent turns one stored event into its payload type. Versions older
-// than the current one would be upgraded here; every type is at version 1
-// but RunStarted, whose version 2 only adds a field.
+// than the current one would be upgraded here; RunStarted's and
+// TicketResolved's version 2 only add a field (MCP, Edit), so both versions
+// of each decode as they are.
 func decodeEvent(we wireEvent) (Event, error) {
 	if we.V < 1 || we.V > Version(we.Type) {
 		return Unknown(we), nil

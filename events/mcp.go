@@ -17,12 +17,3 @@ type MCPServerPin struct {
 	TicketTTLMs int64      `json:"ticket_ttl_ms,omitempty"`
 }
 
-// writeVersion is the schema version e is written at: [Version], except
-// for a RunStarted without MCP pins, which a build that predates them
-// reads as it is (version 1).
-func writeVersion(e Event) int {
-	if rs, ok := e.(RunStarted); ok && len(rs.MCP) == 0 {
-		return 1
-	}
-	return Version(e.EventType())
-}

@@ -60,6 +60,29 @@ type TicketResolved struct {
 	Principal string          `json:"principal,omitempty"`
 	// By is the ticket whose reply resolved this one (auto, cascade).
 	By string `json:"by,omitempty"`
+	// Edit, on an approval, is the approver's change to the call's
+	// arguments: the call runs (and runs again after a crash) with
+	// Edit.Args, never with the model's. A resolution with an edit is
+	// written at version 2 (see [Version]), so a build that predates edits
+	// skips it rather than run the model's arguments.
+	Edit *ArgsEdit `json:"edit,omitempty"`
+}
+
+// ArgsEdit records an approval with changed arguments: both argument sets,
+// and what the edited call raised and saw when the approver's reply was
+// decided (its paths are held to it when it runs, as a decision's are).
+type ArgsEdit struct {
+	// Original are the model's arguments; Args the approver's.
+	Original json.RawMessage `json:"original"`
+	Args     json.RawMessage `json:"args"`
+	// ArgsSHA is the SHA-256 of Args' canonical JSON.
+	ArgsSHA string `json:"args_sha256"`
+	// Requests are the edited call's permission requests.
+	Requests []Request `json:"requests,omitempty"`
+	// Observed and Paths are what the edited call saw when the reply was
+	// decided (see PermissionDecided).
+	Observed string         `json:"observed,omitempty"`
+	Paths    []ResolvedPath `json:"paths,omitempty"`
 }
 
 // ApprovalSaved is an "always" reply's grant: an allow rule for a project,

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,6 +65,10 @@ type AuditRow struct {
 	// Open is set for a call that had no result when the log (or its run)
 	// ended.
 	Open bool `json:"open,omitempty"`
+	// OriginalArgs and EditedArgs are set when the approver changed the
+	// call's arguments: the model's, and the ones that ran.
+	OriginalArgs json.RawMessage `json:"original_args,omitempty"`
+	EditedArgs   json.RawMessage `json:"edited_args,omitempty"`
 
 	requested time.Time
 	order     uint64 // the call's place among the requests the auditor read
@@ -227,6 +232,9 @@ func (a *Auditor) decided(row *AuditRow, project string, at time.Time, d *events
 // resolved records a ticket's answer.
 func (a *Auditor) resolved(row *AuditRow, project string, t *events.TicketResolved) {
 	row.Reply, row.By, row.Principal = t.Reply, t.By, t.Principal
+	if t.Edit != nil {
+		row.OriginalArgs, row.EditedArgs = t.Edit.Original, t.Edit.Args
+	}
 	switch t.Reply {
 	case events.ResolvedAuto, events.ResolvedCascade, events.ResolvedExpired, events.ResolvedStale:
 		row.How = t.Reply

@@ -17,9 +17,12 @@ const (
 
 // AuditColumns are the CSV header, in column order; the JSON names of
 // [AuditRow]'s fields are the same. In CSV, resources are a JSON array of
-// strings (a resource may hold any character) and open is "true" or empty.
+// strings (a resource may hold any character) and open is "true" or empty;
+// original_args and edited_args are JSON, set only for a call approved with
+// edited arguments.
 var AuditColumns = []string{"time", "run", "project", "step", "call", "tool", "action", "resources", "verdict",
-	"rule", "source", "grant", "ticket", "principal", "reply", "how", "by", "duration_ms", "open"}
+	"rule", "source", "grant", "ticket", "principal", "reply", "how", "by", "duration_ms", "open",
+	"original_args", "edited_args"}
 
 // AuditWriter writes audit rows as JSON lines or CSV, one row at a time.
 type AuditWriter struct {
@@ -65,7 +68,7 @@ func (w *AuditWriter) Write(r *AuditRow) error {
 	}
 	rec := []string{r.Time.UTC().Format(time.RFC3339Nano), r.Run, r.Project, strconv.Itoa(r.Step), r.Call, r.Tool, r.Action,
 		resources, r.Verdict, r.Rule, r.Source, r.Grant, r.Ticket, r.Principal, r.Reply, r.How, r.By,
-		strconv.FormatInt(r.DurationMs, 10), open}
+		strconv.FormatInt(r.DurationMs, 10), open, string(r.OriginalArgs), string(r.EditedArgs)}
 	if err := w.csv.Write(rec); err != nil {
 		return fmt.Errorf("audit row: %w", err)
 	}

@@ -64,7 +64,7 @@ func verbs() []verb {
 		{"report", "write one run as a self-contained HTML page: timeline, chart, tickets, arguments and results (report RUN -o FILE.html)", runReport},
 		{"fork", "start a run from RUN's first steps, copied, not run again (fork RUN --at STEP)", runFork},
 		{"tickets", "list the confirmations waiting for a human", runTickets},
-		{"approve", "approve a ticket (--always saves it for the project)", runApprove},
+		{"approve", "approve a ticket (--always saves it for the project; --args JSON edits the call)", runApprove},
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},

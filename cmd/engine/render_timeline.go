@@ -154,6 +154,9 @@ func ticketLine(t *ticketView, p palette) string {
 	if t.Message != "" {
 		s += ": " + oneLine(t.Message, 60)
 	}
+	if t.EditedArgs != nil {
+		s += "; arguments edited to " + oneLine(string(t.EditedArgs), 80) + " (the model's: " + oneLine(string(t.OriginalArgs), 80) + ")"
+	}
 	return s
 }
 

@@ -285,7 +285,7 @@ func TestAuditRowsOfEveryKindOfDecision(t *testing.T) {
 		resources, _ := json.Marshal(want.Resources)
 		wantRec := []string{want.Time.UTC().Format(time.RFC3339Nano), want.Run, want.Project, strconv.Itoa(want.Step), want.Call, want.Tool,
 			want.Action, string(resources), want.Verdict, want.Rule, want.Source, want.Grant, want.Ticket, want.Principal, want.Reply,
-			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), ""}
+			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), "", string(want.OriginalArgs), string(want.EditedArgs)}
 		if diff := cmp.Diff(wantRec, rec); diff != "" {
 			t.Errorf("CSV row %d (-jsonl +csv):\n%s", i+1, diff)
 		}

@@ -97,6 +97,10 @@ type ticketView struct {
 	IssuedAt   *time.Time `json:"issued_at,omitempty"`
 	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
 	WaitedMS   *int64     `json:"waited_ms,omitempty"`
+	// OriginalArgs and EditedArgs are set when the approver changed the
+	// call's arguments: the model's, and the ones that ran.
+	OriginalArgs json.RawMessage `json:"original_args,omitempty"`
+	EditedArgs   json.RawMessage `json:"edited_args,omitempty"`
 }
 
 // resultView is a call's model-visible result: its size and the files that
@@ -216,6 +220,9 @@ func buildTicket(t *sgclient.Ticket, facts *logFacts) *ticketView {
 	}
 	if res := t.Resolution; res != nil {
 		v.Reply, v.Approved, v.Principal, v.By, v.Message = res.Reply, res.Approved, res.Principal, res.By, res.Message
+		if res.Edit != nil {
+			v.OriginalArgs, v.EditedArgs = res.Edit.Original, res.Edit.Args
+		}
 		if facts != nil {
 			if at, ok := facts.resolved[t.ID]; ok {
 				v.ResolvedAt = &at

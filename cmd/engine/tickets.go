@@ -82,7 +82,7 @@ func printTickets(stdout io.Writer, ts []commands.TicketView) {
 	}
 }
 
-// runApprove is `engine approve TICKET [--always] [--as WHO]`.
+// runApprove is `engine approve TICKET [--always] [--args JSON] [--as WHO]`.
 func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("approve", stderr)
 	var cf connFlags
@@ -90,6 +90,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	always := fs.Bool("always", false, "also save the approval for the project")
 	as := fs.String("as", defaultPrincipal(), "who approves (recorded)")
 	answers := fs.String("answers", "", "the answers to an input ticket (JSON)")
+	edited := fs.String("args", "", "approve the call with these arguments instead of the model's (JSON; decided again by the gate)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -105,6 +106,15 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageError{"engine approve: --answers is not JSON"}
 		}
 		req.Reply, req.Answers = events.ReplyAnswer, json.RawMessage(*answers)
+	}
+	if *edited != "" {
+		if *answers != "" {
+			return usageError{"engine approve: --args and --answers do not go together"}
+		}
+		if !json.Valid([]byte(*edited)) {
+			return usageError{"engine approve: --args is not JSON"}
+		}
+		req.Args = json.RawMessage(*edited)
 	}
 	return reply(ctx, cf, req, stdout, stderr)
 }
@@ -141,6 +151,9 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 	verb := "rejected"
 	if res.Approved {
 		verb = "approved"
+		if len(req.Args) > 0 {
+			verb = "approved with edited arguments"
+		}
 	} else if req.Reply != events.ReplyReject {
 		verb = "blocked on re-check"
 	}
