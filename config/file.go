@@ -44,6 +44,8 @@ type File struct {
 	mcpProjectServers []string
 	// secretsFile is secrets_file as written (the user's file only).
 	secretsFile string
+	// operators are the web app's operators (the user's file only).
+	operators Operators
 }
 
 // Load reads the file at path as a layer with the given source. A missing
