@@ -20,6 +20,9 @@ type ReplyRequest struct {
 	Message string `json:"message,omitempty"`
 	// Answers are an input ticket's answers.
 	Answers json.RawMessage `json:"answers,omitempty"`
+	// Args, with reply once or always, approves the call with these arguments instead of the
+	// model's: validated against the tool's schema and decided again by the gate.
+	Args json.RawMessage `json:"args,omitempty"`
 	// Principal is who replied; it is recorded.
 	Principal string `json:"principal"`
 }
