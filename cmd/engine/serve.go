@@ -11,6 +11,7 @@ import (
 	group "github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -30,8 +31,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
 	var limits stepLimits
 	limits.register(fs)
+	var wf webFlags
+	wf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var operators config.Operators
+	if wf.addr != "" {
+		ops, err := loader(cf.data).Operators()
+		if err != nil {
+			return err
+		}
+		if err := wf.check(ops); err != nil {
+			return err
+		}
+		operators = ops
 	}
 	if *auth != "" && cf.natsURL != "" {
 		return errAuthWithNATS
@@ -101,6 +115,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return errors.Join(err, stop())
 	}
+	var webapp *webApp
+	if wf.addr != "" {
+		webapp, err = startWeb(wf, newClient(nc, 0), host.Log, operators, log)
+		if err != nil {
+			svcCancel()
+			if metrics != nil {
+				metrics.stop(err)
+			}
+			return errors.Join(err, svcWait(), stop())
+		}
+	}
 	have, asked := host.Log.Replicas()
 	if have != asked {
 		log.Warn("the stream exists with another replica count; kept it (change it with the nats CLI: nats stream edit --replicas)",
@@ -109,6 +134,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "stepgate serving on %s (host %s, stream %s with %d replicas)\n", where, opts.hostName, host.Log.Name(), have)
 	if metrics != nil {
 		fmt.Fprintf(stdout, "metrics on %s\n", metrics.URL())
+	}
+	if webapp != nil {
+		fmt.Fprintf(stdout, "operators' inbox on %s\n", webapp.URL())
 	}
 
 	// The long-running parts are actors of one group: the first to stop
@@ -122,6 +150,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	g.Add(svcWait, func(error) { svcCancel() })
 	if metrics != nil {
 		g.Add(metrics.run, metrics.stop)
+	}
+	if webapp != nil {
+		wctx, wcancel := context.WithCancel(context.Background())
+		defer wcancel()
+		g.Add(func() error { return webapp.run(wctx) }, func(error) { webapp.stop(wcancel) })
 	}
 	quit := make(chan struct{})
 	g.Add(func() error {
