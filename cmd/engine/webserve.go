@@ -24,15 +24,15 @@ type webFlags struct {
 
 func (f *webFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "http", "", "serve the operators' web app (inbox, runs, grants, /api/) on ADDR, e.g. 127.0.0.1:8080 (\"\" for none); operators sign in with a token declared in the user's file (engine operator token NAME)")
-	fs.StringVar(&f.cert, "tls-cert", "", "the web app's TLS certificate (PEM); with --tls-key, required for --http on an address other than loopback")
-	fs.StringVar(&f.key, "tls-key", "", "the web app's TLS key (PEM)")
+	fs.StringVar(&f.cert, "http-tls-cert", "", "the web app's TLS certificate (PEM); with --http-tls-key, required for --http on an address other than loopback")
+	fs.StringVar(&f.key, "http-tls-key", "", "the web app's TLS key (PEM)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the web app's external base URL (behind a proxy), e.g. https://stepgate.example: trusted as an origin, and the base of links to tickets")
 }
 
 // Refusals of --http.
 var (
-	errWebTLSPair    = errors.New("engine serve: --tls-cert and --tls-key go together")
-	errWebNoTLS      = errors.New("engine serve: --http on an address other than loopback needs --tls-cert and --tls-key: operators' tokens and sessions would cross the network in clear")
+	errWebTLSPair    = errors.New("engine serve: --http-tls-cert and --http-tls-key go together")
+	errWebNoTLS      = errors.New("engine serve: --http on an address other than loopback needs --http-tls-cert and --http-tls-key: operators' tokens and sessions would cross the network in clear")
 	errWebNoOperator = errors.New("engine serve: --http needs at least one operator in the user's file: run engine operator token NAME and paste the line it prints")
 )
 
@@ -87,7 +87,7 @@ func startWeb(f webFlags, api sgclient.API, log web.Follower, ops config.Operato
 	if secure {
 		cert, err := tls.LoadX509KeyPair(f.cert, f.key)
 		if err != nil {
-			return nil, fmt.Errorf("engine serve: --tls-cert/--tls-key: %w", err)
+			return nil, fmt.Errorf("engine serve: --http-tls-cert/--http-tls-key: %w", err)
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}

@@ -172,7 +172,8 @@
     const reqs = li.querySelector(".requests");
     const save = [];
     for (const r of t.requests || []) {
-      const label = r.action + " " + (r.resources || []).join(", ") + (r.ask ? "" : "  (allowed)");
+      const always = r.ask && !(r.save || []).length ? "  (always asks: approve always saves nothing for it)" : "";
+      const label = r.action + " " + (r.resources || []).join(", ") + always;
       reqs.append(el("li", "", label));
       for (const s of r.save || []) save.push(r.action + " " + s);
     }
