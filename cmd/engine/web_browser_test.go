@@ -215,11 +215,14 @@ func TestInboxInChromium(t *testing.T) {
 	}
 
 	runs := map[string]*scriptRun{}
-	for _, name := range []string{"approve", "reject", "cli", "edit"} {
-		runs[name] = startScriptRun(t, ctx, sw.nats, "echo "+name+"-original")
+	for _, name := range []string{"approve", "reject", "cli", "edit", "live"} {
+		cmd := "echo " + name + "-original"
+		if name == "reject" { // a model's hostile string is shown as text
+			cmd += ` '<b id=pwn>x</b>'`
+		}
+		runs[name] = startScriptRun(t, ctx, sw.nats, cmd)
 	}
-	b.do(t, 20*time.Second, "four tickets in the inbox",
-		until(`document.querySelectorAll("li.ticket").length === 4`))
+	b.do(t, 20*time.Second, "five tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 5`))
 	page, err := api.Tickets(ctx, sgclient.TicketsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -232,11 +235,14 @@ func TestInboxInChromium(t *testing.T) {
 			}
 		}
 	}
-	if len(ticketOf) != 4 {
+	if len(ticketOf) != 5 {
 		t.Fatalf("tickets = %+v", page.Tickets)
 	}
 	card := func(name string) string { return fmt.Sprintf(`li.ticket[data-ticket=%q]`, ticketOf[name].ID) }
 	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
+	if !eval[bool](t, b, `document.getElementById("pwn") === null && document.body.textContent.includes("'<b id=pwn>x</b>'")`) {
+		t.Errorf("a string of the model's became markup in the inbox")
+	}
 	b.screenshot(t, "inbox.png", false)
 
 	// Approve with the keyboard: select the card, press a.
@@ -285,6 +291,18 @@ func TestInboxInChromium(t *testing.T) {
 		chromedp.Navigate(sw.app+"runs/"+ticketOf["approve"].Run),
 		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("by operator:ops-1") && d.querySelectorAll("section.step").length === 1 && document.getElementById("run-status").textContent.startsWith("ended"); })()`))
 	b.screenshot(t, "run.png", false)
+
+	// A run page is live: the waiting run's page shows the reply made
+	// elsewhere without a reload.
+	b.do(t, 20*time.Second, "the waiting run's page",
+		chromedp.Navigate(sw.app+"runs/"+ticketOf["live"].Run),
+		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("pending"); })()`))
+	if _, err := api.Reply(ctx, sgclient.ReplyRequest{Ticket: ticketOf["live"].ID, Reply: "once", Principal: "ops-2"}); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, 5*time.Second, "the run page follows the run",
+		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("once by ops-2"); })()`))
+	runs["live"].finished(t)
 
 	b.mu.Lock()
 	for _, u := range b.requests {

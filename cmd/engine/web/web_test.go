@@ -335,3 +335,115 @@ func waitFor(t *testing.T, evs <-chan sgclient.LiveEvent, typ, ticket string, wi
 		}
 	}
 }
+
+// An "always" reply saves the ticket's patterns as grants of the project;
+// the grants page lists them with who saved them, and a revoke made in the
+// app records the operator.
+func TestGrantsListAndRevoke(t *testing.T) {
+	a := startApp(t)
+	_, ticket := a.ask(t, "echo hi")
+	c, csrf := a.signIn(t, tokenOne)
+	same := map[string]string{"Sec-Fetch-Site": "same-origin", "X-CSRF-Token": csrf}
+	if code, body := a.do(t, c, "POST", "/api/tickets/"+ticket+"/reply", `{"reply":"always"}`, same); code != 200 {
+		t.Fatalf("always: %d %s", code, body)
+	}
+	code, body := a.do(t, c, "GET", "/api/grants?project=web-test", "", nil)
+	var gs []sgclient.Grant
+	if code != 200 || json.Unmarshal([]byte(body), &gs) != nil || len(gs) == 0 {
+		t.Fatalf("GET /api/grants = %d %s", code, body)
+	}
+	g := gs[0]
+	if g.Principal != "operator:ops-1" || g.Ticket != ticket || g.Project != "web-test" {
+		t.Fatalf("grant = %+v", g)
+	}
+	if code, body := a.do(t, c, "POST", "/api/grants/"+g.ID+"/revoke", "", map[string]string{"Sec-Fetch-Site": "same-origin"}); code != http.StatusForbidden {
+		t.Errorf("revoke without the CSRF token = %d %s, want 403", code, body)
+	}
+	if code, body := a.do(t, c, "POST", "/api/grants/"+g.ID+"/revoke", "", same); code != 200 {
+		t.Fatalf("revoke: %d %s", code, body)
+	}
+	gs, err := a.eng.Grants(context.Background(), sgclient.GrantsRequest{Project: "web-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range gs {
+		if x.ID == g.ID && (x.Revoked == nil || x.Revoked.Principal != "operator:ops-1") {
+			t.Errorf("grant after revoke = %+v, want revoked by operator:ops-1", x)
+		}
+	}
+	if code, body := a.do(t, c, "POST", "/api/grants/01NOSUCHGRANT/revoke", "", same); code != 404 || !strings.Contains(body, sgclient.CodeGrantNotFound) {
+		t.Errorf("unknown grant = %d %s", code, body)
+	}
+}
+
+// The session cookie cannot be read by a script nor sent cross-site; the
+// pages carry a strict Content-Security-Policy; signing out ends the
+// session on the server.
+func TestSessionCookieAndHeaders(t *testing.T) {
+	a := startApp(t)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest("POST", a.srv.URL+"/login", strings.NewReader("token="+tokenOne))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	cookie := res.Header.Get("Set-Cookie")
+	for _, want := range []string{"sg_session=", "HttpOnly", "SameSite=Strict", "Path=/"} {
+		if !strings.Contains(cookie, want) {
+			t.Errorf("Set-Cookie %q lacks %s", cookie, want)
+		}
+	}
+	if strings.Contains(cookie, "Secure") {
+		t.Errorf("Set-Cookie %q is Secure without TLS", cookie)
+	}
+	res, err = c.Get(a.srv.URL + "/inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(page), `<script src="/static/app.js"`) {
+		t.Fatalf("GET /inbox = %d", res.StatusCode)
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); csp != appCSP || !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP = %q", csp)
+	}
+	if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("headers = %v", res.Header)
+	}
+	for _, f := range []string{"app.js", "app.css", "index.html", "login.html"} {
+		b, err := assets.ReadFile("assets/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ext := range []string{"http://", "https://", "//fonts", "cdn", "innerHTML", "eval("} {
+			if strings.Contains(string(b), ext) {
+				t.Errorf("%s contains %q: the app loads nothing from outside and writes no markup from data", f, ext)
+			}
+		}
+	}
+	code, body := a.do(t, c, "GET", "/api/session", "", nil)
+	var s sgclient.Session
+	if json.Unmarshal([]byte(body), &s) != nil || code != 200 {
+		t.Fatalf("session %d %s", code, body)
+	}
+	old := ""
+	for _, ck := range res.Request.Cookies() {
+		if ck.Name == sessionCookie {
+			old = ck.Value
+		}
+	}
+	if code, _ := a.do(t, c, "POST", "/logout", "", map[string]string{"X-CSRF-Token": s.CSRF}); code != http.StatusNoContent {
+		t.Fatalf("logout = %d", code)
+	}
+	// The old cookie, replayed, is no session any more.
+	if old == "" {
+		t.Fatal("no session cookie sent")
+	}
+	if code, _ := a.do(t, nil, "GET", "/api/tickets", "", map[string]string{"Cookie": sessionCookie + "=" + old}); code != http.StatusUnauthorized {
+		t.Errorf("a signed-out session's cookie = %d, want 401", code)
+	}
+}
