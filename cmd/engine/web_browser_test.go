@@ -154,17 +154,23 @@ type scriptRun struct {
 
 func startScriptRun(t *testing.T, ctx context.Context, natsURL, command string) *scriptRun {
 	t.Helper()
-	dir := t.TempDir()
-	script := filepath.Join(dir, "script.jsonl")
-	line, _ := json.Marshal(map[string]any{"calls": []any{map[string]any{"id": "c1", "tool": "bash", "args": map[string]string{"command": command}}}})
+	return startCallRun(t, ctx, natsURL, t.TempDir(), "bash", map[string]any{"command": command})
+}
+
+// startCallRun is an `engine run --wait` in dir whose one call of tool asks
+// (a run rule: tool "*" ask).
+func startCallRun(t *testing.T, ctx context.Context, natsURL, dir, tool string, args map[string]any) *scriptRun {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	line, _ := json.Marshal(map[string]any{"calls": []any{map[string]any{"id": "c1", "tool": tool, "args": args}}})
 	if err := os.WriteFile(script, append(line, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rules := filepath.Join(dir, "rules.json")
-	if err := os.WriteFile(rules, []byte(`[{"action":"bash","resource":"*","effect":"ask"}]`), 0o600); err != nil {
+	rules := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(rules, []byte(`[{"action":"`+tool+`","resource":"*","effect":"ask"}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := &scriptRun{command: command, done: make(chan error, 1)}
+	r := &scriptRun{command: string(line), done: make(chan error, 1)}
 	var errs syncBuffer
 	go func() {
 		r.done <- run(ctx, []string{"run", "--nats", natsURL, "--script", script, "--rules", rules, "--location", dir, "--wait", "--json"}, &r.out, &errs)
@@ -215,13 +221,20 @@ func TestInboxInChromium(t *testing.T) {
 	}
 
 	runs := map[string]*scriptRun{}
-	for _, name := range []string{"approve", "reject", "cli", "edit", "live"} {
+	for _, name := range []string{"approve", "reject", "cli", "live"} {
 		cmd := "echo " + name + "-original"
 		if name == "reject" { // a model's hostile string is shown as text
 			cmd += ` '<b id=pwn>x</b>'`
 		}
 		runs[name] = startScriptRun(t, ctx, sw.nats, cmd)
 	}
+	// An edit of a file, to be edited again before it is approved.
+	editDir := t.TempDir()
+	notes := filepath.Join(editDir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs["edit"] = startCallRun(t, ctx, sw.nats, editDir, "edit", map[string]any{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-original"})
 	b.do(t, 20*time.Second, "five tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 5`))
 	page, err := api.Tickets(ctx, sgclient.TicketsRequest{})
 	if err != nil {
@@ -239,11 +252,20 @@ func TestInboxInChromium(t *testing.T) {
 		t.Fatalf("tickets = %+v", page.Tickets)
 	}
 	card := func(name string) string { return fmt.Sprintf(`li.ticket[data-ticket=%q]`, ticketOf[name].ID) }
-	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
+	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original|hello edit-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
+	if diff := eval[string](t, b, `document.querySelector('`+card("edit")+` .args .diff').textContent`); diff != "- hello+ hello edit-original" {
+		t.Errorf("the edit's diff reads %q", diff)
+	}
 	if !eval[bool](t, b, `document.getElementById("pwn") === null && document.body.textContent.includes("'<b id=pwn>x</b>'")`) {
 		t.Errorf("a string of the model's became markup in the inbox")
 	}
 	b.screenshot(t, "inbox.png", false)
+
+	// The keyboard: ? shows the shortcuts, Esc hides them, j and k move.
+	b.do(t, 5*time.Second, "? and Esc", chromedp.KeyEvent("?"), until(`!document.getElementById("help").hidden`),
+		chromedp.KeyEvent("\x1b"), until(`document.getElementById("help").hidden`))
+	b.do(t, 5*time.Second, "j and k", chromedp.KeyEvent("j"), until(`document.querySelectorAll("li.ticket")[1].classList.contains("selected")`),
+		chromedp.KeyEvent("k"), until(`document.querySelectorAll("li.ticket")[0].classList.contains("selected")`))
 
 	// Approve with the keyboard: select the card, press a.
 	b.do(t, 10*time.Second, "approve with a", chromedp.Click(chromedp.CSS(card("approve")+" .head .tool")), chromedp.KeyEvent("a"))
@@ -277,12 +299,16 @@ func TestInboxInChromium(t *testing.T) {
 	t.Logf("the ticket answered with the CLI left the page %v after engine approve returned", time.Since(start))
 	runs["cli"].finished(t)
 
-	// Edit, then approve.
-	edited := `{"command":"echo edit-changed"}`
+	// Edit, then approve: the page sends the edited arguments.
+	edited := `{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-changed"}`
 	b.do(t, 10*time.Second, "edit then approve",
 		chromedp.Click(chromedp.CSS(card("edit")+" .edit")),
 		chromedp.SetValue(chromedp.CSS(card("edit")+" .edit-args"), edited),
-		chromedp.Click(chromedp.CSS(card("edit")+" .edit-once")))
+		chromedp.Click(chromedp.CSS(card("edit")+" .edit-once")),
+		until(`!document.querySelector('`+card("edit")+`') || document.querySelector('`+card("edit")+` .error').textContent !== ""`))
+	if msg := eval[string](t, b, `(document.querySelector('`+card("edit")+` .error') || {}).textContent || ""`); msg != "" {
+		t.Fatalf("the edited approval was refused: %s", msg)
+	}
 	editOut := runs["edit"].finished(t)
 
 	// The run page: the report's timeline of the approved run, with the
@@ -313,13 +339,17 @@ func TestInboxInChromium(t *testing.T) {
 	b.mu.Unlock()
 
 	t.Run("edit-then-approve", func(t *testing.T) {
-		switch {
-		case strings.Contains(editOut, "edit-changed"):
+		got, err := os.ReadFile(notes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch string(got) {
+		case "hello edit-changed\n":
 			t.Logf("the edited call ran: %s", strings.TrimSpace(editOut))
-		case strings.Contains(editOut, "edit-original"):
+		case "hello edit-original\n":
 			t.Skip("edit-then-approve: the engine ran the model's arguments: it ignores ReplyRequest.Args (point 2, commands' reply with args, not merged in this branch)")
 		default:
-			t.Errorf("the edited run printed %s", editOut)
+			t.Errorf("notes.txt = %q after the edited approval; the run printed %s", got, editOut)
 		}
 	})
 }

@@ -157,3 +157,41 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
 }
+
+// engine operator token NAME prints a new token and the line that declares
+// it; the line, pasted in the user's file, lets that token in and no other.
+func TestOperatorToken(t *testing.T) {
+	var out, errs syncBuffer
+	if err := run(context.Background(), []string{"operator", "token", "ops-1"}, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^  (sgop_[A-Za-z0-9_-]{43})$`).FindStringSubmatch(out.String())
+	line := regexp.MustCompile(`(?m)^  (operators: .*)$`).FindStringSubmatch(out.String())
+	if m == nil || line == nil {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	home := t.TempDir()
+	writeUserFile(t, home, line[1])
+	ops, err := config.Loader{UserFile: filepath.Join(home, "stepgate", "config.yaml")}.Operators()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op, ok := ops.Match(m[1]); !ok || op.Name != "ops-1" {
+		t.Errorf("the printed token does not match the printed line: %v %v", op, ok)
+	}
+	if strings.Contains(line[1], m[1]) {
+		t.Errorf("the line holds the token itself: %s", line[1])
+	}
+	var out2 syncBuffer
+	if err := run(context.Background(), []string{"operator", "token", "ops-1"}, &out2, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if m2 := regexp.MustCompile(`sgop_[A-Za-z0-9_-]{43}`).FindString(out2.String()); m2 == m[1] {
+		t.Errorf("two tokens alike: %s", m2)
+	}
+	for _, bad := range [][]string{{"operator"}, {"operator", "token"}, {"operator", "token", "1x"}, {"operator", "mint", "ops-1"}} {
+		if err := run(context.Background(), bad, &syncBuffer{}, &syncBuffer{}); exitCode(err) != 2 {
+			t.Errorf("%v = %v, want a usage error", bad, err)
+		}
+	}
+}
