@@ -165,8 +165,12 @@ func statusOf(err error) (int, string) {
 		return http.StatusConflict, code
 	case sgclient.CodeUnavailable, sgclient.CodeAwaitTimeout:
 		return http.StatusServiceUnavailable, code
+	case "", sgclient.CodeInternal:
+		return http.StatusInternalServerError, sgclient.CodeInternal
 	}
-	return http.StatusInternalServerError, sgclient.CodeInternal
+	// Another stable code (a newer engine's refusal, such as an edit the
+	// gate refuses): the request was refused as it stands.
+	return http.StatusUnprocessableEntity, code
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {

@@ -447,3 +447,49 @@ func TestSessionCookieAndHeaders(t *testing.T) {
 		t.Errorf("a signed-out session's cookie = %d, want 401", code)
 	}
 }
+
+// The API's statuses follow the engine's stable codes; a code this build
+// does not list is still the engine's refusal, passed on, never internal.
+func TestStatusOfCodes(t *testing.T) {
+	for err, want := range map[error]struct {
+		status int
+		code   string
+	}{
+		sgclient.ErrTicketNotFound:                   {404, sgclient.CodeTicketNotFound},
+		sgclient.ErrTicketResolved:                   {409, sgclient.CodeTicketResolved},
+		sgclient.ErrInvalidRequest:                   {400, sgclient.CodeInvalidInput},
+		sgclient.ErrUnavailable:                      {503, sgclient.CodeUnavailable},
+		&sgclient.Error{Code: "edit_refused"}:        {422, "edit_refused"},
+		&sgclient.Error{Code: sgclient.CodeInternal}: {500, sgclient.CodeInternal},
+		fmt.Errorf("a failure without a code"):       {500, sgclient.CodeInternal},
+	} {
+		if status, code := statusOf(err); status != want.status || code != want.code {
+			t.Errorf("statusOf(%v) = %d %s, want %d %s", err, status, code, want.status, want.code)
+		}
+	}
+}
+
+// A page that stops reading is dropped once it is a buffer behind (its
+// EventSource connects again and reloads); the others keep every event.
+func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
+	h := newHub()
+	slow, fast := h.subscribe(), h.subscribe()
+	got := 0
+	for i := range subscriberBuffer + 1 {
+		h.publish(sgclient.LiveEvent{Type: sgclient.LiveRunChanged, Seq: uint64(i + 1)})
+		<-fast
+		got++
+	}
+	n := 0
+	for range slow {
+		n++
+	}
+	if n != subscriberBuffer || got != subscriberBuffer+1 {
+		t.Fatalf("slow got %d before it was dropped, fast %d", n, got)
+	}
+	h.closeAll()
+	if _, open := <-fast; open {
+		t.Fatal("closeAll left a stream open")
+	}
+	h.unsubscribe(slow) // already dropped: no double close
+}
