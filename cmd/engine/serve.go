@@ -117,7 +117,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var webapp *webApp
 	if wf.addr != "" {
-		webapp, err = startWeb(wf, newClient(nc, 0), host.Log, operators, log)
+		webapp, err = startWeb(wf, commands.Wire{Host: host}, host.Log, operators, log) // what the service answers with, in process
 		if err != nil {
 			svcCancel()
 			if metrics != nil {
