@@ -212,6 +212,9 @@ func TestInboxInChromium(t *testing.T) {
 	b.do(t, 20*time.Second, "sign in",
 		chromedp.Navigate(sw.app+"inbox"), // no session: the sign-in form
 		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), "sgop_wrong"),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.ID("failed")), // a wrong token: told so, no session
 		chromedp.SendKeys(chromedp.ID("token"), sw.token),
 		chromedp.Click(chromedp.ID("signin")),
 		chromedp.WaitVisible(chromedp.ID("page-inbox")),

@@ -376,6 +376,23 @@ func TestGrantsListAndRevoke(t *testing.T) {
 	}
 }
 
+// GET /api/runs filters by status and agent.
+func TestRunsFilter(t *testing.T) {
+	a := startApp(t)
+	run, _ := a.ask(t, "echo hi")
+	auth := map[string]string{"Authorization": "Bearer " + tokenOne}
+	for q, want := range map[string]bool{"": true, "?status=awaiting": true, "?status=ended": false, "?agent=build": true, "?agent=plan": false} {
+		code, body := a.do(t, nil, "GET", "/api/runs"+q, "", auth)
+		var runs []sgclient.RunSummary
+		if code != 200 || json.Unmarshal([]byte(body), &runs) != nil {
+			t.Fatalf("GET /api/runs%s = %d %s", q, code, body)
+		}
+		if got := len(runs) == 1 && runs[0].ID == run; got != want {
+			t.Errorf("GET /api/runs%s = %s, want the run: %v", q, body, want)
+		}
+	}
+}
+
 // The session cookie cannot be read by a script nor sent cross-site; the
 // pages carry a strict Content-Security-Policy; signing out ends the
 // session on the server.
@@ -414,7 +431,7 @@ func TestSessionCookieAndHeaders(t *testing.T) {
 	if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("headers = %v", res.Header)
 	}
-	for _, f := range []string{"app.js", "app.css", "index.html", "login.html"} {
+	for _, f := range []string{"app.js", "app.css", "index.html", "login.html", "login.js"} {
 		b, err := assets.ReadFile("assets/" + f)
 		if err != nil {
 			t.Fatal(err)
