@@ -16,9 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/cmd/engine/service/servicetest"
+	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -38,6 +42,7 @@ func operators() config.Operators {
 type app struct {
 	eng *sgclient.Client
 	srv *httptest.Server
+	e   *servicetest.Engine
 }
 
 func startApp(t *testing.T) *app {
@@ -72,7 +77,7 @@ func startApp(t *testing.T) *app {
 		}
 		srv.Close()
 	})
-	return &app{eng: c, srv: srv}
+	return &app{eng: c, srv: srv, e: e}
 }
 
 // ask starts a run whose bash call waits for a human; it returns the run
@@ -316,6 +321,68 @@ func TestLiveStreamTellsATicketAnsweredElsewhere(t *testing.T) {
 	if ev.Run != run {
 		t.Errorf("event run = %s, want %s", ev.Run, run)
 	}
+}
+
+// A ticket answered on another host of the fleet (its own projection, its
+// own commit) reaches this host's live stream: the stream is the log's.
+func TestLiveStreamTellsATicketAnsweredOnAnotherHost(t *testing.T) {
+	a := startApp(t)
+	js, err := jetstream.New(a.e.Conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := builtin.Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := executor.NewRegistry(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h2, err := commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: t.TempDir(), Lease: commands.LeaseConfig{Off: true},
+		Engine: commands.Config{Host: "h2", ToolOutputDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	evs := stream(t, a)
+	_, ticket := a.ask(t, "echo hi")
+	waitFor(t, evs, sgclient.LiveTicketIssued, ticket, 5*time.Second)
+	res, err := commands.Wire{Host: h2}.Reply(ctx, sgclient.ReplyRequest{Ticket: ticket, Reply: "once", Principal: "ops-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := waitFor(t, evs, sgclient.LiveTicketResolved, ticket, time.Second)
+	t.Logf("answered on h2 (%+v); h1's stream told %+v", res.Outcome != nil, ev)
+}
+
+// stream opens the app's live stream with a bearer token and decodes its
+// events until the test ends.
+func stream(t *testing.T, a *app) <-chan sgclient.LiveEvent {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.srv.URL+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+tokenOne)
+	res, err := a.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	evs := make(chan sgclient.LiveEvent, 64)
+	go func() {
+		defer close(evs)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev sgclient.LiveEvent
+				if json.Unmarshal([]byte(data), &ev) == nil {
+					evs <- ev
+				}
+			}
+		}
+	}()
+	return evs
 }
 
 func waitFor(t *testing.T, evs <-chan sgclient.LiveEvent, typ, ticket string, within time.Duration) sgclient.LiveEvent {
