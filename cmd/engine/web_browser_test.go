@@ -224,7 +224,7 @@ func TestInboxInChromium(t *testing.T) {
 	}
 
 	runs := map[string]*scriptRun{}
-	for _, name := range []string{"approve", "reject", "cli", "live"} {
+	for _, name := range []string{"approve", "always", "reject", "cli", "live"} {
 		cmd := "echo " + name + "-original"
 		if name == "reject" { // a model's hostile string is shown as text
 			cmd += ` '<b id=pwn>x</b>'`
@@ -238,7 +238,7 @@ func TestInboxInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs["edit"] = startCallRun(t, ctx, sw.nats, editDir, "edit", map[string]any{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-original"})
-	b.do(t, 20*time.Second, "five tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 5`))
+	b.do(t, 20*time.Second, "six tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 6`))
 	page, err := api.Tickets(ctx, sgclient.TicketsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestInboxInChromium(t *testing.T) {
 			}
 		}
 	}
-	if len(ticketOf) != 5 {
+	if len(ticketOf) != 6 {
 		t.Fatalf("tickets = %+v", page.Tickets)
 	}
 	card := func(name string) string { return fmt.Sprintf(`li.ticket[data-ticket=%q]`, ticketOf[name].ID) }
@@ -284,6 +284,10 @@ func TestInboxInChromium(t *testing.T) {
 	}
 	b.do(t, 5*time.Second, "the approved ticket leaves the list", chromedp.WaitNotPresent(chromedp.CSS(card("approve"))))
 
+	// Approve always with A: the grant is saved for the run's project.
+	b.do(t, 10*time.Second, "approve always with A", chromedp.Click(chromedp.CSS(card("always")+" .head .tool")), chromedp.KeyEvent("A"))
+	runs["always"].finished(t)
+
 	// Reject with a message.
 	b.do(t, 10*time.Second, "reject with a message",
 		chromedp.SendKeys(chromedp.CSS(card("reject")+" .message"), "use ls instead"),
@@ -313,6 +317,16 @@ func TestInboxInChromium(t *testing.T) {
 		t.Fatalf("the edited approval was refused: %s", msg)
 	}
 	editOut := runs["edit"].finished(t)
+
+	// The grants page: the saved approval, who saved it; revoke it there.
+	b.do(t, 20*time.Second, "the grants page",
+		chromedp.Navigate(sw.app+"grants"),
+		until(`[...document.querySelectorAll("h3")].some(h => h.textContent === "project `+ticketOf["always"].Project+`") && document.querySelector("[data-grant] .by").textContent.includes("saved by operator:ops-1")`),
+		chromedp.Click(chromedp.CSS("[data-grant] button.revoke")),
+		until(`document.querySelector("[data-grant]") === null && document.getElementById("grants").textContent.includes("No saved approvals.")`))
+	if gs, err := api.Grants(ctx, sgclient.GrantsRequest{Project: ticketOf["always"].Project}); err != nil || len(gs) != 0 {
+		t.Fatalf("grants in force after the revoke = %+v %v, want none", gs, err)
+	}
 
 	// The run page: the report's timeline of the approved run, with the
 	// reply's principal.

@@ -326,7 +326,7 @@
       for (const g of list) {
         const row = el("div", "grant");
         row.dataset.grant = g.id;
-        const when = ulidTime(g.ticket || g.id);
+        const when = ulidTime(g.id); // a grant's id is a ULID of when it was saved
         row.append(el("span", "", g.action + " " + JSON.stringify(g.resource)),
           el("span", "by", "saved by " + (g.principal || "?") + (when ? " " + when.toLocaleString() : "") + (g.ticket ? " (ticket " + g.ticket + ")" : "") + (g.revoked ? " — revoked by " + (g.revoked.principal || "?") : "")));
         if (!g.revoked) {
