@@ -20,6 +20,8 @@ type document struct {
 	SecretsFile       secretsFile `yaml:"secrets_file"`
 	// Notify: the user's file only (see notify.go).
 	Notify notifySection `yaml:"notify"`
+	// Operators: the user's file only (see operators.go).
+	Operators operatorsSection `yaml:"operators"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
@@ -40,6 +42,7 @@ func (d *document) apply(f *File) error {
 	if d.SecretsFile.set {
 		f.secretsFile = d.SecretsFile.text
 	}
+	f.operators = append(f.operators, d.Operators.ops...)
 	for _, a := range d.Agents {
 		if a.Permission.set { // only rules define an agent, not its ticket_ttl
 			f.Agents[a.name] = append(f.Agents[a.name], a.Permission.rules...)

@@ -46,6 +46,8 @@ type File struct {
 	secretsFile string
 	// notify are the layer's webhooks (the user's file only).
 	notify []Webhook
+	// operators are the web app's operators (the user's file only).
+	operators Operators
 }
 
 // Load reads the file at path as a layer with the given source. A missing

@@ -67,6 +67,7 @@ func verbs() []verb {
 		{"approve", "approve a ticket (--always saves it for the project; --args JSON edits the call)", runApprove},
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
+		{"operator", "operator token NAME: a new token for the web app (serve --http) and the line of the user's file that declares it", runOperator},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
 		{"config", "config check: validate the configuration and print the effective rules and MCP servers", runConfig},

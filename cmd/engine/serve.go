@@ -11,6 +11,7 @@ import (
 	group "github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -28,14 +29,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
-	publicURL := fs.String("public-url", "", "the inbox's external base URL, e.g. https://ops.example: webhooks' ticket_issued links to URL/tickets/ID (\"\" for no link)")
 	var limits stepLimits
 	limits.register(fs)
+	var wf webFlags
+	wf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := checkPublicURL(*publicURL); err != nil {
+	if err := checkPublicURL(wf.publicURL); err != nil {
 		return err
+	}
+	var operators config.Operators
+	if wf.addr != "" {
+		ops, err := loader(cf.data).Operators()
+		if err != nil {
+			return err
+		}
+		if err := wf.check(ops); err != nil {
+			return err
+		}
+		operators = ops
 	}
 	if *auth != "" && cf.natsURL != "" {
 		return errAuthWithNATS
@@ -100,7 +113,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if metrics != nil {
 		notifyReg = reg
 	}
-	notifier, err := newNotifier(ctx, nc, host, loader(cf.data), *publicURL, notifyReg, log)
+	notifier, err := newNotifier(ctx, nc, host, loader(cf.data), wf.publicURL, notifyReg, log)
 	if err != nil {
 		if metrics != nil {
 			metrics.stop(err)
@@ -116,6 +129,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return errors.Join(err, stop())
 	}
+	var webapp *webApp
+	if wf.addr != "" {
+		webapp, err = startWeb(wf, commands.Wire{Host: host}, host.Log, operators, log) // what the service answers with, in process
+		if err != nil {
+			svcCancel()
+			if metrics != nil {
+				metrics.stop(err)
+			}
+			return errors.Join(err, svcWait(), stop())
+		}
+	}
 	have, asked := host.Log.Replicas()
 	if have != asked {
 		log.Warn("the stream exists with another replica count; kept it (change it with the nats CLI: nats stream edit --replicas)",
@@ -124,6 +148,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "stepgate serving on %s (host %s, stream %s with %d replicas)\n", where, opts.hostName, host.Log.Name(), have)
 	if metrics != nil {
 		fmt.Fprintf(stdout, "metrics on %s\n", metrics.URL())
+	}
+	if webapp != nil {
+		fmt.Fprintf(stdout, "operators' inbox on %s\n", webapp.URL())
 	}
 
 	// The long-running parts are actors of one group: the first to stop
@@ -141,6 +168,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if notifier != nil { // delivers the fleet's lifecycle events beside the host
 		nctx, ncancel := context.WithCancel(context.Background())
 		g.Add(func() error { return notifier.Run(nctx) }, func(error) { ncancel() })
+	}
+	if webapp != nil {
+		wctx, wcancel := context.WithCancel(context.Background())
+		defer wcancel()
+		g.Add(func() error { return webapp.run(wctx) }, func(error) { webapp.stop(wcancel) })
 	}
 	quit := make(chan struct{})
 	g.Add(func() error {

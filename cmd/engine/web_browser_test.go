@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/config"
+)
+
+// servedWeb is `engine serve --http` in process: the NATS URL, the app's
+// URL and the operator's token.
+type servedWeb struct {
+	nats, app, token string
+}
+
+// serveWeb runs `engine serve --http 127.0.0.1:0` with operator ops-1 in
+// the user's file (XDG_CONFIG_HOME), until t ends.
+func serveWeb(t *testing.T) *servedWeb {
+	t.Helper()
+	home := t.TempDir()
+	token := "sgop_browser-test-token"
+	if err := os.MkdirAll(filepath.Join(home, "stepgate"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "stepgate", "config.yaml"), []byte(config.OperatorLine("ops-1", token)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", home)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--lease", "0"}, &out, &errs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve: %v; stderr: %s", err, errs.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("serve did not stop within 20s")
+		}
+	})
+	natsRe := regexp.MustCompile(`serving on (nats://[0-9.:]+), data`)
+	appRe := regexp.MustCompile(`operators' inbox on (http://[0-9.:]+/)`)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		n, a := natsRe.FindStringSubmatch(out.String()), appRe.FindStringSubmatch(out.String())
+		if n != nil && a != nil {
+			return &servedWeb{nats: n[1], app: a[1], token: token}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v; stdout: %s stderr: %s", err, out.String(), errs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not say where it listens: %s %s", out.String(), errs.String())
+	return nil
+}
+
+// newAppBrowser is a headless Chromium that reaches nothing but loopback:
+// every host name resolves to nothing and every request other than to
+// loopback goes to a proxy on a dead port.
+func newAppBrowser(t *testing.T) *browser {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Fatalf("the web app is checked in a headless Chromium, and there is none on PATH: install it with %s", chromiumInstall)
+	}
+	profile := filepath.Join(t.TempDir(), "chromium-profile")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(profile),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.ProxyServer("http://127.0.0.1:9"), // loopback bypasses it: the app only
+	)
+	timeout, stopTimeout := context.WithTimeout(context.Background(), 2*time.Minute)
+	actx, stopAlloc := chromedp.NewExecAllocator(timeout, opts...)
+	ctx, stopTab := chromedp.NewContext(actx)
+	b := &browser{ctx: ctx}
+	t.Cleanup(func() {
+		stopTab()
+		stopAlloc()
+		stopTimeout()
+	})
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.requests = append(b.requests, e.Request.URL)
+			b.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatalf("start chromium (%s): %v; is it installed? %s", path, err, chromiumInstall)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("Network.enable: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://stepgate.example/")); err == nil {
+		t.Fatalf("chromium loaded http://stepgate.example/: networking is not disabled")
+	}
+	b.mu.Lock()
+	b.requests = nil
+	b.mu.Unlock()
+	return b
+}
+
+// do runs chromedp actions, bounded to d.
+func (b *browser) do(t *testing.T, d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// until waits until the page's expression is true.
+func until(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(0))(ctx, tg)
+		return chromedp.Void{}, err
+	}
+}
+
+// scriptRun is an `engine run --wait` in process whose one bash call asks.
+type scriptRun struct {
+	command string
+	out     syncBuffer
+	done    chan error
+}
+
+func startScriptRun(t *testing.T, ctx context.Context, natsURL, command string) *scriptRun {
+	t.Helper()
+	return startCallRun(t, ctx, natsURL, t.TempDir(), "bash", map[string]any{"command": command})
+}
+
+// startCallRun is an `engine run --wait` in dir whose one call of tool asks
+// (a run rule: tool "*" ask).
+func startCallRun(t *testing.T, ctx context.Context, natsURL, dir, tool string, args map[string]any) *scriptRun {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	line, _ := json.Marshal(map[string]any{"calls": []any{map[string]any{"id": "c1", "tool": tool, "args": args}}})
+	if err := os.WriteFile(script, append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(rules, []byte(`[{"action":"`+tool+`","resource":"*","effect":"ask"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &scriptRun{command: string(line), done: make(chan error, 1)}
+	var errs syncBuffer
+	go func() {
+		r.done <- run(ctx, []string{"run", "--nats", natsURL, "--script", script, "--rules", rules, "--location", dir, "--wait", "--json"}, &r.out, &errs)
+	}()
+	return r
+}
+
+// finished waits for the run's script to end and returns what it printed.
+func (r *scriptRun) finished(t *testing.T) string {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("engine run (%s): %v", r.command, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("engine run (%s) did not finish within 30s", r.command)
+	}
+	return r.out.String()
+}
+
+// The inbox in a real Chromium, against `engine serve --http`: tickets
+// raised by `engine run` appear; approving one there (keyboard) runs the
+// call and the run finishes, recording operator:ops-1; a reject with a
+// message reaches the model; a ticket answered with the CLI leaves the open
+// page within a second; an edited approval runs the edited call; the run
+// page shows the run's timeline. The page asks nothing but the app.
+func TestInboxInChromium(t *testing.T) {
+	sw := serveWeb(t)
+	b := newAppBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	api, err := sgclient.Dial(sw.nats, sgclient.WithTimeout(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+
+	b.do(t, 20*time.Second, "sign in",
+		chromedp.Navigate(sw.app+"inbox"), // no session: the sign-in form
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), "sgop_wrong"),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.ID("failed")), // a wrong token: told so, no session
+		chromedp.SendKeys(chromedp.ID("token"), sw.token),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.ID("page-inbox")),
+	)
+	if who := eval[string](t, b, `document.getElementById("who").textContent`); who != "operator:ops-1" {
+		t.Fatalf("signed in as %q", who)
+	}
+
+	runs := map[string]*scriptRun{}
+	for _, name := range []string{"approve", "always", "reject", "cli", "live"} {
+		cmd := "echo " + name + "-original"
+		if name == "reject" { // a model's hostile string is shown as text
+			cmd += ` '<b id=pwn>x</b>'`
+		}
+		runs[name] = startScriptRun(t, ctx, sw.nats, cmd)
+	}
+	// An edit of a file, to be edited again before it is approved.
+	editDir := t.TempDir()
+	notes := filepath.Join(editDir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs["edit"] = startCallRun(t, ctx, sw.nats, editDir, "edit", map[string]any{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-original"})
+	b.do(t, 20*time.Second, "six tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 6`))
+	page, err := api.Tickets(ctx, sgclient.TicketsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticketOf := map[string]sgclient.TicketView{}
+	for _, tk := range page.Tickets {
+		for name := range runs {
+			if strings.Contains(string(tk.Args), name+"-original") {
+				ticketOf[name] = tk
+			}
+		}
+	}
+	if len(ticketOf) != 6 {
+		t.Fatalf("tickets = %+v", page.Tickets)
+	}
+	card := func(name string) string { return fmt.Sprintf(`li.ticket[data-ticket=%q]`, ticketOf[name].ID) }
+	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original|hello edit-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
+	if diff := eval[string](t, b, `document.querySelector('`+card("edit")+` .args .diff').textContent`); diff != "- hello+ hello edit-original" {
+		t.Errorf("the edit's diff reads %q", diff)
+	}
+	if !eval[bool](t, b, `document.getElementById("pwn") === null && document.body.textContent.includes("'<b id=pwn>x</b>'")`) {
+		t.Errorf("a string of the model's became markup in the inbox")
+	}
+	b.screenshot(t, "inbox.png", false)
+
+	// The keyboard: ? shows the shortcuts, Esc hides them, j and k move.
+	b.do(t, 5*time.Second, "? and Esc", chromedp.KeyEvent("?"), until(`!document.getElementById("help").hidden`),
+		chromedp.KeyEvent("\x1b"), until(`document.getElementById("help").hidden`))
+	b.do(t, 5*time.Second, "j and k", chromedp.KeyEvent("j"), until(`document.querySelectorAll("li.ticket")[1].classList.contains("selected")`),
+		chromedp.KeyEvent("k"), until(`document.querySelectorAll("li.ticket")[0].classList.contains("selected")`))
+
+	// Approve with the keyboard: select the card, press a.
+	b.do(t, 10*time.Second, "approve with a", chromedp.Click(chromedp.CSS(card("approve")+" .head .tool")), chromedp.KeyEvent("a"))
+	if out := runs["approve"].finished(t); !strings.Contains(out, "approve-original") {
+		t.Errorf("the approved run printed %s, want the call's output", out)
+	}
+	shown, err := api.Show(ctx, sgclient.ShowRequest{Run: ticketOf["approve"].Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := shown.Ticket(ticketOf["approve"].ID).Resolution; shown.Status != sgclient.StatusEnded || res == nil || !res.Approved || res.Principal != "operator:ops-1" {
+		t.Fatalf("approved run: status %s, resolution %+v", shown.Status, res)
+	}
+	b.do(t, 5*time.Second, "the approved ticket leaves the list", chromedp.WaitNotPresent(chromedp.CSS(card("approve"))))
+
+	// Approve always with A: the grant is saved for the run's project.
+	b.do(t, 10*time.Second, "approve always with A", chromedp.Click(chromedp.CSS(card("always")+" .head .tool")), chromedp.KeyEvent("A"))
+	runs["always"].finished(t)
+
+	// Reject with a message.
+	b.do(t, 10*time.Second, "reject with a message",
+		chromedp.SendKeys(chromedp.CSS(card("reject")+" .message"), "use ls instead"),
+		chromedp.Click(chromedp.CSS(card("reject")+" .reject")))
+	if out := runs["reject"].finished(t); !strings.Contains(out, "The user rejected this call: use ls instead") {
+		t.Errorf("the rejected run printed %s, want the message in the call's result", out)
+	}
+
+	// Answered with the CLI: the open page drops it without a reload.
+	var cliOut, cliErr syncBuffer
+	if err := run(ctx, []string{"approve", ticketOf["cli"].ID, "--nats", sw.nats, "--as", "ops-2"}, &cliOut, &cliErr); err != nil {
+		t.Fatalf("engine approve: %v %s", err, cliErr.String())
+	}
+	start := time.Now()
+	b.do(t, time.Second, "the ticket answered with the CLI leaves the open page within a second", chromedp.WaitNotPresent(chromedp.CSS(card("cli"))))
+	t.Logf("the ticket answered with the CLI left the page %v after engine approve returned", time.Since(start))
+	runs["cli"].finished(t)
+
+	// Edit, then approve: the page sends the edited arguments.
+	edited := `{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-changed"}`
+	b.do(t, 10*time.Second, "edit then approve",
+		chromedp.Click(chromedp.CSS(card("edit")+" .edit")),
+		chromedp.SetValue(chromedp.CSS(card("edit")+" .edit-args"), edited),
+		chromedp.Click(chromedp.CSS(card("edit")+" .edit-once")),
+		until(`!document.querySelector('`+card("edit")+`') || document.querySelector('`+card("edit")+` .error').textContent !== ""`))
+	if msg := eval[string](t, b, `(document.querySelector('`+card("edit")+` .error') || {}).textContent || ""`); msg != "" {
+		t.Fatalf("the edited approval was refused: %s", msg)
+	}
+	editOut := runs["edit"].finished(t)
+
+	// The grants page: the saved approval, who saved it; revoke it there.
+	b.do(t, 20*time.Second, "the grants page",
+		chromedp.Navigate(sw.app+"grants"),
+		until(`[...document.querySelectorAll("h3")].some(h => h.textContent === "project `+ticketOf["always"].Project+`") && document.querySelector("[data-grant] .by").textContent.includes("saved by operator:ops-1")`),
+		chromedp.Click(chromedp.CSS("[data-grant] button.revoke")),
+		until(`document.querySelector("[data-grant]") === null && document.getElementById("grants").textContent.includes("No saved approvals.")`))
+	if gs, err := api.Grants(ctx, sgclient.GrantsRequest{Project: ticketOf["always"].Project}); err != nil || len(gs) != 0 {
+		t.Fatalf("grants in force after the revoke = %+v %v, want none", gs, err)
+	}
+
+	// The run page: the report's timeline of the approved run, with the
+	// reply's principal.
+	b.do(t, 20*time.Second, "the run page",
+		chromedp.Navigate(sw.app+"runs/"+ticketOf["approve"].Run),
+		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("by operator:ops-1") && d.querySelectorAll("section.step").length === 1 && document.getElementById("run-status").textContent.startsWith("ended"); })()`))
+	b.screenshot(t, "run.png", false)
+
+	// A run page is live: the waiting run's page shows the reply made
+	// elsewhere without a reload.
+	b.do(t, 20*time.Second, "the waiting run's page",
+		chromedp.Navigate(sw.app+"runs/"+ticketOf["live"].Run),
+		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("pending"); })()`))
+	if _, err := api.Reply(ctx, sgclient.ReplyRequest{Ticket: ticketOf["live"].ID, Reply: "once", Principal: "ops-2"}); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, 5*time.Second, "the run page follows the run",
+		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("once by ops-2"); })()`))
+	runs["live"].finished(t)
+
+	b.mu.Lock()
+	for _, u := range b.requests {
+		if !strings.HasPrefix(u, sw.app) {
+			t.Errorf("the page asked %s, outside the app", u)
+		}
+	}
+	b.mu.Unlock()
+
+	t.Run("edit-then-approve", func(t *testing.T) {
+		got, err := os.ReadFile(notes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch string(got) {
+		case "hello edit-changed\n":
+			t.Logf("the edited call ran: %s", strings.TrimSpace(editOut))
+		case "hello edit-original\n":
+			t.Skip("edit-then-approve: the engine ran the model's arguments: it ignores ReplyRequest.Args (point 2, commands' reply with args, not merged in this branch)")
+		default:
+			t.Errorf("notes.txt = %q after the edited approval; the run printed %s", got, editOut)
+		}
+	})
+}
