@@ -360,13 +360,12 @@ func TestInboxInChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch string(got) {
-		case "hello edit-changed\n":
-			t.Logf("the edited call ran: %s", strings.TrimSpace(editOut))
-		case "hello edit-original\n":
-			t.Skip("edit-then-approve: the engine ran the model's arguments: it ignores ReplyRequest.Args (point 2, commands' reply with args, not merged in this branch)")
-		default:
-			t.Errorf("notes.txt = %q after the edited approval; the run printed %s", got, editOut)
+		if string(got) != "hello edit-changed\n" {
+			t.Fatalf("notes.txt = %q after the edited approval, want the edited call's content; the run printed %s", got, editOut)
 		}
+		if !strings.Contains(editOut, "The user changed the arguments of this call before approving it") {
+			t.Errorf("the model was not told its arguments were changed; the run printed %s", editOut)
+		}
+		t.Logf("the edited call ran: %s", strings.TrimSpace(editOut))
 	})
 }
