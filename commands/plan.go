@@ -49,6 +49,7 @@ type planned struct {
 	terminal bool                      // result is set
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 	part     [1]events.Part            // result's parts when it has one
+	attempt  int                       // the execution's attempt, for its span (tracing only)
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
