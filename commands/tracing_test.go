@@ -2,8 +2,11 @@ package commands_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
@@ -89,11 +92,11 @@ func wantAttrs(t *testing.T, s tracetest.SpanStub, want map[string]string) {
 		v, ok := got[k]
 		switch {
 		case w == "" && ok:
-			t.Errorf("span %s: %s = %s, want absent", s.Name, k, v.Emit())
+			t.Errorf("span %s: %s = %s, want absent", s.Name, k, v.String())
 		case w != "" && !ok:
 			t.Errorf("span %s: no %s, want %s", s.Name, k, w)
-		case w != "" && v.Emit() != w:
-			t.Errorf("span %s: %s = %s, want %s", s.Name, k, v.Emit(), w)
+		case w != "" && v.String() != w:
+			t.Errorf("span %s: %s = %s, want %s", s.Name, k, v.String(), w)
 		}
 	}
 }
@@ -279,5 +282,64 @@ func TestTraceApprovalOnAnotherHostContinuesTheTrace(t *testing.T) {
 	childOf(t, one(t, expB, "stepgate.commit resolve"), asked.SpanContext)
 	if n := len(named(expA, "stepgate.wait count_fx")); n != 0 {
 		t.Errorf("host h1 made %d wait spans, want none (h2 resolved the ticket)", n)
+	}
+}
+
+// BenchmarkSubmitStepTraced is BenchmarkSubmitStep's echo with tracing on
+// (an SDK provider whose exporter drops the spans): the cost of the spans
+// themselves. Tracing off is BenchmarkSubmitStep.
+func BenchmarkSubmitStepTraced(b *testing.B) {
+	s := steptest.Start(b, "")
+	var cnt counter
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	h := startHostCfg(b, s, registry(b, &cnt), commands.Config{Host: "bench", Tracer: tp})
+	ctx, _ := agentSpan(b, "agent")
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: "/"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 200)})
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n,
+			Calls: []commands.CallRequest{{ID: "c1", Tool: "echo", Args: args}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A ticket that expires is a wait too: the sweeper's host ends it, as a
+// child of the asking call's span, and nothing runs.
+func TestTraceExpiredTicketEndsItsWait(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	tp, exp := recorder(t)
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	h := startHostCfg(t, s, registry(t, &cnt), commands.Config{Host: "h1", Tracer: tp,
+		Clock: func() time.Time { return time.Unix(0, now.Load()) }})
+	ctx, _ := agentSpan(t, "agent turn")
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "count_fx", Resource: "*", Effect: gate.Ask, TicketTTL: "1m"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{call("c1", "count_fx", text{"later"})}})
+	if err != nil || len(out.Tickets) != 1 {
+		t.Fatalf("asking step: %+v, %v", out, err)
+	}
+	asked := one(t, exp, "execute_tool count_fx")
+	now.Add(int64(2 * time.Minute))
+	if err := h.SweepTickets(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	wait := one(t, exp, "stepgate.wait count_fx")
+	childOf(t, wait, asked.SpanContext)
+	wantAttrs(t, wait, map[string]string{"stepgate.reply": "expired", "stepgate.approved": "false", "stepgate.principal": ""})
+	if n := len(named(exp, "execute_tool count_fx")); n != 1 || cnt.SideEffecting.Load() != 0 {
+		t.Errorf("after the expiry: %d execute_tool spans, %d runs; want the asking span only, nothing run", n, cnt.SideEffecting.Load())
 	}
 }

@@ -50,7 +50,7 @@ func (b *base) resolving(ctx context.Context, w *progress) (context.Context, *wa
 	if err != nil {
 		return ctx, nil
 	}
-	ws := &waits{t: b.tr, run: w.run, n: w.step, replier: trace.SpanContextFromContext(ctx), decided: time.Now(), calls: map[string]*projection.Call{}}
+	ws := &waits{t: b.tr, run: w.run, n: w.step, replier: trace.SpanContextFromContext(ctx), decided: b.cfg.Clock(), calls: map[string]*projection.Call{}}
 	if s := r.Step(w.step); s != nil {
 		for i := range s.Calls {
 			ws.calls[s.Calls[i].ID] = &s.Calls[i]
