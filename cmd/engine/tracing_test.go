@@ -16,6 +16,7 @@ import (
 
 	sgclient "github.com/stepgate/stepgate/client"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
@@ -134,5 +135,19 @@ func TestServeExportsTracesOverOTLP(t *testing.T) {
 	got := recv.spans["execute_tool echo"]
 	if len(got) != 1 || got[0] != agent.SpanContext().TraceID().String() {
 		t.Errorf("exported execute_tool echo spans in traces %v, want one in the agent's trace %s (all: %v)", got, agent.SpanContext().TraceID(), recv.spans)
+	}
+}
+
+func TestEnvTraceContinuesTheParentProcesssTrace(t *testing.T) {
+	env := map[string]string{"TRACEPARENT": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "TRACESTATE": "vendor=x"}
+	sc := trace.SpanContextFromContext(envTrace(context.Background(), func(k string) string { return env[k] }))
+	if sc.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || sc.SpanID().String() != "00f067aa0ba902b7" || !sc.IsRemote() || sc.TraceState().Get("vendor") != "x" {
+		t.Errorf("span context from the environment %v, want the TRACEPARENT's, remote, with its TRACESTATE", sc)
+	}
+	for _, bad := range []string{"", "garbage", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"} {
+		env["TRACEPARENT"] = bad
+		if sc := trace.SpanContextFromContext(envTrace(context.Background(), func(k string) string { return env[k] })); sc.IsValid() {
+			t.Errorf("TRACEPARENT=%q gave %v, want no span context", bad, sc)
+		}
 	}
 }
