@@ -124,6 +124,10 @@ func (cs *callSpans) end(calls []*planned, err error) {
 // endCall records the call's verdict, rule, ticket, attempt and outcome
 // on sp, and ends it.
 func (t tracer) endCall(sp trace.Span, c *planned, err error) {
+	if !sp.IsRecording() { // not sampled
+		sp.End()
+		return
+	}
 	v := c.verdict
 	attrs := make([]attribute.KeyValue, 0, 8)
 	if v.Verdict != "" {

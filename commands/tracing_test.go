@@ -343,3 +343,27 @@ func TestTraceExpiredTicketEndsItsWait(t *testing.T) {
 		t.Errorf("after the expiry: %d execute_tool spans, %d runs; want the asking span only, nothing run", n, cnt.SideEffecting.Load())
 	}
 }
+
+// A caller's trace that is not sampled is not sampled here either (the
+// SDK's default, parent-based sampler): no span is exported, and the
+// ticket still records where the trace stands, for the host that resolves
+// it to follow the same decision.
+func TestTraceUnsampledCallerExportsNothing(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	h, exp := tracedHost(t, s, registry(t, &cnt), "h1", false)
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	ctx := trace.ContextWithRemoteSpanContext(ctxT(t), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}))
+	run := tracedRun(t, ctx, h)
+	out, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: run, Step: 1, Calls: []commands.CallRequest{call("c1", "count_fx", text{"ask me"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(exp.GetSpans()); n != 0 {
+		t.Errorf("%d spans exported under an unsampled caller, want none", n)
+	}
+	if tp := out.Tickets[0].Trace; !strings.HasPrefix(tp, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || !strings.HasSuffix(tp, "-00") {
+		t.Errorf("ticket's trace %q, want the caller's trace, not sampled", tp)
+	}
+}
