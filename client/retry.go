@@ -154,9 +154,10 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	}
 	sends, why := 0, ""
 	reconnected := c.watch.next()
+	msg := &nats.Msg{Subject: subject, Reply: inbox, Data: body, Header: InjectTrace(ctx)} // the caller's trace goes on to the engine
 	send := func() error {
 		sends++
-		if err := c.nc.PublishRequest(subject, inbox, body); err != nil {
+		if err := c.nc.PublishMsg(msg); err != nil {
 			return fmt.Errorf("%s: %w", endpoint, err)
 		}
 		return nil

@@ -106,6 +106,10 @@ type TicketIssued struct {
 	Deadline *time.Time `json:"deadline,omitempty"`
 	// Project is the run's project: an "always" reply saves approvals there.
 	Project string `json:"project"`
+	// Trace is the W3C traceparent of the call's span when the engine
+	// traces (see the README's Tracing): the host that resolves the ticket
+	// continues that trace.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Step returns the run's step numbered n, or nil.

@@ -66,10 +66,12 @@ func resultsIn(s *projection.Step, evs []events.Event) bool {
 // Calls to run need this host's lease: without it nothing is committed and
 // the error is coded unavailable.
 func (h *submitter) advance(ctx context.Context, w *progress) error {
+	ctx, waits := h.resolving(ctx, w) // nil when tracing is off
 	if len(w.exec) == 0 {
 		c := h.newCommit(w.run, w.step, w.kind, append(w.first, w.closing()...)...)
 		h.fit(&c, w.from)
 		_, err := h.commit(ctx, &c, w.from)
+		waits.emit(ctx, err)
 		return err
 	}
 	epoch, err := h.leaseEpoch() // before the commit that starts the calls
@@ -79,16 +81,20 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 	c := h.newCommit(w.run, w.step, w.kind, w.first...)
 	h.fit(&c, w.from)
 	next, err := h.commit(ctx, &c, w.from)
+	waits.emit(ctx, err)
 	if err != nil {
 		return err
 	}
+	spans := waits.startExec(ctx, w.exec)
 	h.runAll(ctx, epoch, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)
 		results = append(results, p.sideEvents()...)
 	}
-	return h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...), w.exec)
+	err = h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...), w.exec)
+	spans.end(w.exec, err)
+	return err
 }
 
 // settleResults commits the results of calls this host ran, retrying when

@@ -18,6 +18,7 @@ type base struct {
 	cfg   Config
 	store *executor.OutputStore
 	floor int // resultFloor of the output store
+	tr    tracer
 
 	locks   runLocks     // one committer per run per host
 	configs sync.Map     // run id → *runConfig

@@ -25,7 +25,9 @@ func (b *base) commit(ctx context.Context, c *events.Commit, from runAt) (runAt,
 		return runAt{}, err
 	}
 	c.Prev = from.prev
+	sp := b.tr.startCommit(ctx, c)
 	seq, err := b.commitThrough(ctx, c, from.seq)
+	endCommit(sp, seq, err)
 	b.observeCommit(c, err)
 	if err != nil {
 		return runAt{}, err

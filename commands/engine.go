@@ -14,6 +14,7 @@ import (
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Config configures an [Engine]. The zero value is usable except for the
@@ -57,6 +58,14 @@ type Config struct {
 	// MCP configures the connections to the MCP servers runs' policies
 	// declare (Policy.MCPServers).
 	MCP MCPOptions
+	// Tracer, when set, traces every tool call (an execute_tool span),
+	// every commit to a run and every wait on a human (see tracing.go);
+	// nil for none, which costs nothing on the step path. The global
+	// OpenTelemetry provider is never used.
+	Tracer trace.TracerProvider
+	// TraceContent records the calls' arguments and results on their
+	// spans; off by default.
+	TraceContent bool
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their
@@ -150,7 +159,7 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store)}
+	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store), tr: newTracer(cfg)}
 	reg := &registrar{base: b, tools: tools}
 	reg.mcp = newMCPHosts(reg, cfg.MCP, cfg.Logger)
 	grants := &approvals{base: b}

@@ -50,6 +50,7 @@ type planned struct {
 	result   events.ToolResultRecorded // set for calls refused before execution, and after execute
 	part     [1]events.Part            // result's parts when it has one
 	edit     *events.ArgsEdit          // an approval's edit: the call runs with edit.Args
+	attempt  int                       // the execution's attempt, for its span (tracing only)
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }

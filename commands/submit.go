@@ -91,10 +91,12 @@ func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*Ste
 
 // submitPlan executes and commits a decided step; attempt counts the
 // decisions taken again after lost races.
-func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (*StepOutcome, error) {
+func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (_ *StepOutcome, err error) {
 	if err := h.checkBudget(p); err != nil {
 		return nil, err
 	}
+	spans := h.tr.startCalls(ctx, p) // nil when tracing is off
+	defer func() { spans.end(p.calls, err) }()
 	if p.runsAny() {
 		epoch, err := h.leaseEpoch() // before anything is committed
 		if err != nil {
@@ -107,6 +109,7 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
 		h.fit(&p.commit, p.from, p.calls...)
 		if _, err := h.commit(ctx, &p.commit, p.from); err != nil {
+			spans.end(p.calls, err) // a decision taken again has spans of its own
 			return h.lostRace(ctx, req, p.from.seq, attempt, err)
 		}
 		return p.outcome(), nil
@@ -114,6 +117,7 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	next, err := h.commit(ctx, &decide, p.from)
 	if err != nil {
+		spans.end(p.calls, err)
 		return h.lostRace(ctx, req, p.from.seq, attempt, err)
 	}
 	p.execute(ctx, h)

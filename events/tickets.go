@@ -27,6 +27,9 @@ type TicketIssued struct {
 	Deadline  *time.Time `json:"deadline,omitempty"`
 	// Project is the run's project: an "always" reply saves approvals there.
 	Project string `json:"project"`
+	// Trace is the W3C traceparent of the call's span when the engine
+	// traces: the host that resolves the ticket continues that trace.
+	Trace string `json:"trace,omitempty"`
 }
 
 // StepAwaiting says the step has calls waiting on tickets: its results are

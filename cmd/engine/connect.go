@@ -20,6 +20,7 @@ import (
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // connFlags are the options every verb that talks to an engine shares:
@@ -149,7 +150,11 @@ type hostOptions struct {
 	testTools bool
 	limits    stepLimits
 	metrics   commands.Metrics // nil for none
-	lease     commands.LeaseConfig
+	// tracer traces the host's calls, commits and waits (nil for none);
+	// traceContent records arguments and results on the spans.
+	tracer       trace.TracerProvider
+	traceContent bool
+	lease        commands.LeaseConfig
 	// authFile is the embedded server's users and permissions (serve
 	// --auth), and clientOpts the host's own credentials on it.
 	authFile   string
@@ -233,7 +238,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
 			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
-			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}},
+			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}, Tracer: o.tracer, TraceContent: o.traceContent},
 		Projector: projectionOptions(o.log),
 		Lease:     o.lease,
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -29,6 +30,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
+	traceContent := fs.Bool("trace-content", false, "record tool-call arguments and results on the trace spans (also STEPGATE_TRACE_CONTENT=true); tracing itself is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set")
 	var limits stepLimits
 	limits.register(fs)
 	var wf webFlags
@@ -59,6 +61,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *lease < 0 {
 		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)
 	}
+	tracer, stopTracing, err := newTracing(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stopTracing(); err != nil {
+			log.Warn("trace export did not finish", "err", err)
+		}
+	}()
+	opts.tracer = tracer
+	opts.traceContent = *traceContent || envTrue(os.Getenv("STEPGATE_TRACE_CONTENT"))
 	reg := prometheus.NewRegistry() // this host's own: several hosts may share a process
 	if *metricsAddr != "" {
 		m, err := newHostMetrics(reg)

@@ -154,7 +154,9 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 					r.startAwait(ctx, req, start, areq, api, &live)
 					return
 				}
-				resp, err := w(ctx, api)
+				// The caller's span (a traceparent header) is the parent of
+				// what the engine does for the request.
+				resp, err := w(client.ExtractTrace(ctx, nats.Header(req.Headers())), api)
 				r.answer(req, start, resp, err)
 			}()
 		})

@@ -38,19 +38,32 @@ type Engine struct {
 // Start starts a served engine with its data in a new temporary directory
 // (removed by Close); extra tools are installed beside the built-ins.
 func Start(extra ...*executor.Tool) (*Engine, error) {
+	return StartWith(commands.Config{}, extra...)
+}
+
+// StartWith is [Start] with the engine's configuration cfg (a tracer, say);
+// its host name defaults to h1 and its output directory to one under the
+// engine's data.
+func StartWith(cfg commands.Config, extra ...*executor.Tool) (*Engine, error) {
 	dir, err := os.MkdirTemp("", "stepgate-servicetest-")
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{dir: dir}
-	if err := e.start(extra); err != nil {
+	if cfg.Host == "" {
+		cfg.Host = "h1"
+	}
+	if cfg.ToolOutputDir == "" {
+		cfg.ToolOutputDir = filepath.Join(dir, "tool-output")
+	}
+	if err := e.start(cfg, extra); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-func (e *Engine) start(extra []*executor.Tool) error {
+func (e *Engine) start(cfg commands.Config, extra []*executor.Tool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(e.dir, "nats"), Listen: "127.0.0.1:0"})
@@ -75,7 +88,7 @@ func (e *Engine) start(extra []*executor.Tool) error {
 		return err
 	}
 	e.Host, err = commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: filepath.Join(e.dir, "state"),
-		Engine: commands.Config{Host: "h1", ToolOutputDir: filepath.Join(e.dir, "tool-output")}})
+		Engine: cfg})
 	if err != nil {
 		return err
 	}
