@@ -22,6 +22,11 @@ const (
 	pullWait        = 5 * time.Second
 	pauseAfterError = time.Second
 	maxSetupPause   = 30 * time.Second
+	// handBackFlush bounds the wait for the server to read this host's
+	// last unsubscribes before it hands its commits back; handBackDelay is
+	// how long after the hand-back the log gives them to another host.
+	handBackFlush = 2 * time.Second
+	handBackDelay = 200 * time.Millisecond
 )
 
 // Run joins the fleet's consumer (creating it, from the stream's next
@@ -44,12 +49,41 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+	held := make(chan jetstream.Msg, d.cfg.Workers) // one commit at most per worker
 	var wg sync.WaitGroup
 	for range d.cfg.Workers {
-		wg.Go(func() { d.work(ctx, cons) })
+		wg.Go(func() {
+			if msg := d.work(ctx, cons); msg != nil {
+				held <- msg
+			}
+		})
 	}
 	wg.Wait()
+	close(held)
+	d.handBack(held)
 	return nil
+}
+
+// handBack returns to the log the commits this host held when it stopped,
+// once none of its workers pulls any more. The log hands a returned commit
+// to the oldest pull still waiting whose inbox has a subscriber: returned
+// before this host's abandoned pulls are withdrawn (their unsubscribes,
+// sent as each pull ends, not yet read by the server), the commit would go
+// to one of them, which nobody reads now, and wait out the AckWait before
+// another host got it. So the flush makes the server read the unsubscribes
+// sent so far, and the log hands the commits out again handBackDelay after
+// the hand-back, when the last ones have reached it too.
+func (d *Deliverer) handBack(held <-chan jetstream.Msg) {
+	if nc := d.cfg.JS.Conn(); nc != nil {
+		if err := nc.FlushTimeout(handBackFlush); err != nil {
+			d.log.Warn("webhook: withdrawing this host's pulls before handing commits back", "err", err)
+		}
+	}
+	for msg := range held {
+		if err := msg.NakWithDelay(handBackDelay); err != nil {
+			d.log.Warn("webhook: handing a commit back; another host delivers it after the AckWait", "err", err)
+		}
+	}
 }
 
 // consumer creates or joins the durable consumer on the run subjects.
@@ -70,20 +104,20 @@ func (d *Deliverer) consumer(ctx context.Context) (jetstream.Consumer, error) {
 	return cons, nil
 }
 
-// work pulls one commit at a time and delivers it, until ctx ends.
-func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
+// work pulls one commit at a time and delivers it, until ctx ends; it
+// returns the commit it held then, unfinished, for [Deliverer.handBack].
+func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) (held jetstream.Msg) {
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, pullWait)
 		msg, err := cons.Next(jetstream.FetchContext(pctx))
 		cancel()
 		switch {
 		case ctx.Err() != nil:
-			if msg != nil {
-				_ = msg.Nak()
-			}
-			return
+			return msg
 		case err == nil:
-			d.handle(ctx, msg)
+			if d.handle(ctx, msg) {
+				return msg
+			}
 			continue
 		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			continue // nothing to deliver
@@ -95,6 +129,7 @@ func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
 		d.log.Warn("webhook: pulling the next commit", "consumer", d.cfg.Consumer, "err", err)
 		backoff.Sleep(ctx, pauseAfterError)
 	}
+	return nil
 }
 
 // handle delivers the lifecycle events of one commit to every webhook that
@@ -102,30 +137,31 @@ func (d *Deliverer) work(ctx context.Context, cons jetstream.Consumer) {
 // or given up on; while it works it tells the log so every third of
 // AckWait. A message that is not a commit, or a commit without a lifecycle
 // event the projection holds, is acknowledged as it is; a commit this
-// host's projection has not applied in FactsWait is handed back.
-func (d *Deliverer) handle(ctx context.Context, msg jetstream.Msg) {
+// host's projection has not applied in FactsWait is handed back. It
+// reports whether ctx ended before the commit was done with: the commit is
+// then the caller's to hand back.
+func (d *Deliverer) handle(ctx context.Context, msg jetstream.Msg) (stopped bool) {
 	meta, err := msg.Metadata()
 	if err != nil {
 		_ = msg.Term()
-		return
+		return false
 	}
 	c, err := events.Unmarshal(msg.Data())
 	if err != nil {
 		_ = msg.Ack()
-		return
+		return false
 	}
 	ps, err := d.payloads(ctx, meta.Sequence.Stream, c)
 	switch {
 	case ctx.Err() != nil:
-		_ = msg.Nak()
-		return
+		return true
 	case err != nil: // this host's projection lags: another host, or this one later
 		d.log.Warn("webhook: handing a commit back", "run", c.Run, "seq", meta.Sequence.Stream, "err", err)
 		_ = msg.NakWithDelay(pauseAfterError)
-		return
+		return false
 	case len(ps) == 0:
 		_ = msg.Ack()
-		return
+		return false
 	}
 	if meta.NumDelivered > 1 {
 		d.log.Info("webhook: delivering a commit another host did not finish", "run", c.Run, "seq", meta.Sequence.Stream, "handed_out", meta.NumDelivered)
@@ -142,10 +178,10 @@ func (d *Deliverer) handle(ctx context.Context, msg jetstream.Msg) {
 	wg.Wait()
 	stop()
 	if ctx.Err() != nil {
-		_ = msg.Nak() // stopping: another host delivers it now
-		return
+		return true // stopping: another host delivers it now
 	}
 	_ = msg.Ack()
+	return false
 }
 
 // keepAlive tells the log the commit is being worked on, every third of
