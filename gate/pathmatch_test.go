@@ -87,9 +87,9 @@ func TestCheckPathPattern(t *testing.T) {
 // refMatchPath is MatchPath by the letter of its documentation: split,
 // clean, and try every way ** can take segments.
 func refMatchPath(pattern, p string) bool {
-	split := func(s string) []string {
+	split := func(s string, clean bool) []string {
 		s = strings.ReplaceAll(s, "\\", "/")
-		if hasDotDot(s) {
+		if clean && hasDotDot(s) { // a path's ".." is resolved; a pattern's is literal (CheckPathPattern refuses it)
 			s = path.Clean(s)
 		}
 		var out []string
@@ -100,7 +100,7 @@ func refMatchPath(pattern, p string) bool {
 		}
 		return out
 	}
-	ps := split(pattern)
+	ps := split(pattern, false)
 	if !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "\\") {
 		ps = append([]string{"**"}, ps...)
 	}
@@ -116,7 +116,7 @@ func refMatchPath(pattern, p string) bool {
 		}
 		return refSegment([]rune(ps[0]), []rune(ss[0])) && rec(ps[1:], ss[1:])
 	}
-	return rec(ps, split(p))
+	return rec(ps, split(p, true))
 }
 
 func refSegment(p, s []rune) bool {
