@@ -16,4 +16,3 @@ type MCPServerPin struct {
 	Allow       [][]string `json:"allow,omitempty"`
 	TicketTTLMs int64      `json:"ticket_ttl_ms,omitempty"`
 }
-
