@@ -106,11 +106,17 @@ func (h *recovery) recoverHost(ctx context.Context, host string) ([]RecoveredSte
 		steps = []RecoveredStep{}
 	)
 	for _, run := range h.proj.OpenRuns() {
-		n, err := h.recoverRun(ctx, run, host)
+		// Another host may settle the step first (it took this host's
+		// lease over while this host was gone): the commit then loses the
+		// race, and recovery looks again at the run as it now stands.
+		n, err := raced(ctx, h.base, run, func() (*int, error) {
+			n, err := h.recoverRun(ctx, run, host)
+			return &n, err
+		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("recover run %s: %w", run, err))
-		} else if n > 0 {
-			steps = append(steps, RecoveredStep{Run: run, Step: n})
+		} else if *n > 0 {
+			steps = append(steps, RecoveredStep{Run: run, Step: *n})
 		}
 	}
 	return steps, errors.Join(errs...)

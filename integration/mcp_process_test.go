@@ -48,6 +48,8 @@ func serveEnv(t *testing.T, env []string, args ...string) *server {
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "stepgate serving") {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait() // its stderr is copied in full once Wait returns
 		t.Fatalf("engine serve did not start: %q %v\n%s", line, err, s.stderr.String())
 	}
 	return s
