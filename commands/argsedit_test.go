@@ -15,7 +15,6 @@ import (
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/executor/executortest"
 	"github.com/stepgate/stepgate/projection"
-	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -266,24 +265,7 @@ func recoverEdited(t *testing.T, between func(loc string)) string {
 	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Args: edited, Principal: "ops-1"}); err != nil {
 		t.Fatal(err)
 	}
-	stored, err := h.Log.ReadRun(ctx, run, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2 := steptest.Start(t, "")
-	log2, err := step.Open(ctx, s2.JS, step.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var last uint64
-	for _, st := range stored {
-		if last, err = log2.Commit(ctx, st.Commit, last); err != nil {
-			t.Fatal(err)
-		}
-		if st.Commit.Kind == events.KindResolve {
-			break // the host stopped here: the call was cleared to run, and has no result
-		}
-	}
+	s2, _, _ := copiedUntilResolve(t, h, run) // the host stopped there: the call was cleared to run, and has no result
 	if between != nil {
 		between(loc)
 	}

@@ -36,26 +36,7 @@ func TestRecoveryThatLosesTheRaceLooksAgain(t *testing.T) {
 	if _, err := h.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: "once", Principal: "ops-1"}); err != nil {
 		t.Fatal(err)
 	}
-	stored, err := h.Log.ReadRun(ctx, run, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The log as host h1 left it when it stopped after the resolve commit:
-	// the call cleared to run, no result.
-	s2 := steptest.Start(t, "")
-	log2, err := step.Open(ctx, s2.JS, step.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var last uint64
-	for _, st := range stored {
-		if last, err = log2.Commit(ctx, st.Commit, last); err != nil {
-			t.Fatal(err)
-		}
-		if st.Commit.Kind == events.KindResolve {
-			break
-		}
-	}
+	s2, log2, last := copiedUntilResolve(t, h, run)
 	// h1 restarting: its projection has read the log as it was, and its
 	// follower is slow to bring it the other host's commit (it holds what
 	// comes after `last` until release).
@@ -140,4 +121,32 @@ func (h heldSource) Follow(ctx context.Context, from uint64, fn func(seq uint64,
 		}
 		return fn(seq, subject, data)
 	})
+}
+
+// copiedUntilResolve copies run's commits from h's log to a new server's,
+// up to its first resolve commit: the log as a host that stopped there
+// (its call cleared to run, no result) left it. It returns the server, its
+// log and the last sequence copied.
+func copiedUntilResolve(t *testing.T, h *commands.Host, run string) (*steptest.Server, *step.Log, uint64) {
+	t.Helper()
+	ctx := ctxT(t)
+	stored, err := h.Log.ReadRun(ctx, run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := steptest.Start(t, "")
+	log2, err := step.Open(ctx, s2.JS, step.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last uint64
+	for _, st := range stored {
+		if last, err = log2.Commit(ctx, st.Commit, last); err != nil {
+			t.Fatal(err)
+		}
+		if st.Commit.Kind == events.KindResolve {
+			break
+		}
+	}
+	return s2, log2, last
 }
