@@ -31,10 +31,34 @@ type browser struct {
 	requests []string
 }
 
-// newBrowser starts Chromium for t, bounded to a minute, and stops it
-// (checking that no process of it is left) when t ends. A machine without
-// chromium fails the test, naming the install command.
+// newBrowser starts Chromium for t, bounded to a minute, offline (every
+// host name resolves to nothing, every request goes to a dead proxy but
+// loopback's, and the network state is offline), and stops it when t ends.
+// A machine without chromium fails the test, naming the install command.
 func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	b := launchBrowser(t, "the HTML report", time.Minute, 900,
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.ProxyServer("http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+	)
+	ctx := b.ctx
+	if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		t.Fatalf("Network.overrideNetworkState: %v", err)
+	}
+	if err := emulateOffline(ctx); err != nil {
+		t.Fatalf("Network.emulateNetworkConditionsByRule: %v", err)
+	}
+	b.refuseOutside(t)
+	return b
+}
+
+// launchBrowser starts a headless Chromium for t, bounded to timeout, with
+// a window height and the flags of extra, records every request it sends,
+// and stops it (checking that no process of it is left) when t ends. A
+// machine without chromium fails the test, naming the install command;
+// purpose says what the browser checks.
+func launchBrowser(t *testing.T, purpose string, timeout time.Duration, height int, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -44,7 +68,7 @@ func newBrowser(t *testing.T) *browser {
 		}
 	}
 	if path == "" {
-		t.Fatalf("the HTML report is checked in a headless Chromium, and there is none on PATH: install it with %s", chromiumInstall)
+		t.Fatalf("%s is checked in a headless Chromium, and there is none on PATH: install it with %s", purpose, chromiumInstall)
 	}
 	profile := filepath.Join(t.TempDir(), "chromium-profile")
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -52,13 +76,11 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.UserDataDir(profile),
 		chromedp.NoSandbox, // CI runs as root in a container
 		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.ProxyServer("http://127.0.0.1:9"),
-		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.WindowSize(1280, height),
 	)
-	timeout, stopTimeout := context.WithTimeout(context.Background(), time.Minute)
-	actx, stopAlloc := chromedp.NewExecAllocator(timeout, opts...)
+	opts = append(opts, extra...)
+	bounded, stopTimeout := context.WithTimeout(context.Background(), timeout)
+	actx, stopAlloc := chromedp.NewExecAllocator(bounded, opts...)
 	ctx, stopTab := chromedp.NewContext(actx)
 	b := &browser{ctx: ctx}
 	t.Cleanup(func() {
@@ -85,14 +107,14 @@ func newBrowser(t *testing.T) *browser {
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatalf("Network.enable: %v", err)
 	}
-	if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
-		t.Fatalf("Network.overrideNetworkState: %v", err)
-	}
-	if err := emulateOffline(ctx); err != nil {
-		t.Fatalf("Network.emulateNetworkConditionsByRule: %v", err)
-	}
-	// The browser is offline: an outside address does not load.
-	if err := chromedp.Do(ctx, chromedp.Navigate("http://stepgate.example/")); err == nil {
+	return b
+}
+
+// refuseOutside checks that an outside address does not load, then
+// forgets the requests recorded so far.
+func (b *browser) refuseOutside(t *testing.T) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.Navigate("http://stepgate.example/")); err == nil {
 		t.Fatalf("chromium loaded http://stepgate.example/: networking is not disabled")
 	} else {
 		t.Logf("networking disabled: an outside address fails: %v", err)
@@ -100,7 +122,6 @@ func newBrowser(t *testing.T) *browser {
 	b.mu.Lock()
 	b.requests = nil
 	b.mu.Unlock()
-	return b
 }
 
 // emulateOfflineOld is Network.emulateNetworkConditionsByRule as

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/config"
@@ -77,53 +75,11 @@ func serveWeb(t *testing.T) *servedWeb {
 // loopback goes to a proxy on a dead port.
 func newAppBrowser(t *testing.T) *browser {
 	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		t.Fatalf("the web app is checked in a headless Chromium, and there is none on PATH: install it with %s", chromiumInstall)
-	}
-	profile := filepath.Join(t.TempDir(), "chromium-profile")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(profile),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 1000),
+	b := launchBrowser(t, "the web app", 2*time.Minute, 1000,
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 		chromedp.ProxyServer("http://127.0.0.1:9"), // loopback bypasses it: the app only
 	)
-	timeout, stopTimeout := context.WithTimeout(context.Background(), 2*time.Minute)
-	actx, stopAlloc := chromedp.NewExecAllocator(timeout, opts...)
-	ctx, stopTab := chromedp.NewContext(actx)
-	b := &browser{ctx: ctx}
-	t.Cleanup(func() {
-		stopTab()
-		stopAlloc()
-		stopTimeout()
-	})
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			b.mu.Lock()
-			b.requests = append(b.requests, e.Request.URL)
-			b.mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatalf("start chromium (%s): %v; is it installed? %s", path, err, chromiumInstall)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatalf("Network.enable: %v", err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("http://stepgate.example/")); err == nil {
-		t.Fatalf("chromium loaded http://stepgate.example/: networking is not disabled")
-	}
-	b.mu.Lock()
-	b.requests = nil
-	b.mu.Unlock()
+	b.refuseOutside(t)
 	return b
 }
 
