@@ -1,7 +1,6 @@
 package commands_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
-	"github.com/stepgate/stepgate/executor/executortest"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step/steptest"
 )
@@ -292,20 +290,7 @@ func recoverEdited(t *testing.T, between func(loc string)) string {
 // answers: edited arguments do not go with an answer (invalid_input), nor
 // approve it (ticket_kind); the ticket still takes its answers.
 func TestEditOfAnInputTicketIsRefused(t *testing.T) {
-	s := steptest.Start(t, "")
-	var cnt counter
-	reg := executortest.Registry(t, &cnt)
-	ask, err := executor.New("ask_human", "Ask the human a question and return the answers.",
-		func(_ context.Context, c executor.Call, in executortest.TextInput) (string, error) {
-			return "asked " + in.Text + ", answered " + string(c.Answers), nil
-		}, executor.AwaitsInput())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := reg.Register(ask); err != nil {
-		t.Fatal(err)
-	}
-	h := startHost(t, s, reg, "h1")
+	h := askingHost(t)
 	ctx := ctxT(t)
 	run := startIn(t, h, t.TempDir(), "p1")
 	out := submit(t, h, run, 1, call("q", "ask_human", text{"which branch?"}))

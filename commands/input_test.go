@@ -15,20 +15,7 @@ import (
 // A tool that awaits input suspends its call on an input ticket; the reply
 // carries the answers, and the tool runs with them.
 func TestInputTicketCarriesTheAnswers(t *testing.T) {
-	s := steptest.Start(t, "")
-	var cnt counter
-	reg := executortest.Registry(t, &cnt)
-	ask, err := executor.New("ask_human", "Ask the human a question and return the answers.",
-		func(_ context.Context, c executor.Call, in executortest.TextInput) (string, error) {
-			return "asked " + in.Text + ", answered " + string(c.Answers), nil
-		}, executor.AwaitsInput())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := reg.Register(ask); err != nil {
-		t.Fatal(err)
-	}
-	h := startHost(t, s, reg, "h1")
+	h := askingHost(t)
 	ctx := ctxT(t)
 	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
 	if err != nil {
@@ -88,4 +75,24 @@ func TestRevokedGrantNoLongerAllows(t *testing.T) {
 	if left, _ := h2.Grants(ctx, commands.GrantsRequest{Project: "p1"}); len(left) != 0 {
 		t.Errorf("a fresh host sees grants %+v after the revocation", left)
 	}
+}
+
+// askingHost is a host with the test tools and ask_human, a tool that
+// awaits input and answers what it was asked and what the human answered.
+func askingHost(t *testing.T) *commands.Host {
+	t.Helper()
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := executortest.Registry(t, &cnt)
+	ask, err := executor.New("ask_human", "Ask the human a question and return the answers.",
+		func(_ context.Context, c executor.Call, in executortest.TextInput) (string, error) {
+			return "asked " + in.Text + ", answered " + string(c.Answers), nil
+		}, executor.AwaitsInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register(ask); err != nil {
+		t.Fatal(err)
+	}
+	return startHost(t, s, reg, "h1")
 }
