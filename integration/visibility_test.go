@@ -3,7 +3,9 @@ package integration
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/step/steptest"
@@ -27,6 +29,7 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var seen, violations []string
+	var looks atomic.Int64 // the observer's looks at the run, for the writer to wait on
 	wg.Go(func() {
 		for {
 			select {
@@ -70,6 +73,7 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 					}
 				}
 				seen = append(seen, fmt.Sprint(h.Steps))
+				looks.Add(1)
 			}
 		}
 	})
@@ -84,6 +88,9 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 		}
 		if _, err := writer.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: cs}); err != nil {
 			t.Fatal(err)
+		}
+		if n%(steps/10) == 0 { // the observer looks at least ten times however busy the machine
+			waitLook(t, &looks, looks.Load())
 		}
 	}
 	caughtUp(t, writer, observer)
@@ -101,5 +108,18 @@ func TestStepIsNeverPartiallyVisible(t *testing.T) {
 	}
 	if len(final.Steps) != steps || !final.Steps[steps-1].Final {
 		t.Errorf("observer ends with %d steps, want %d final", len(final.Steps), steps)
+	}
+}
+
+// waitLook waits (up to 20 s) until the observer has looked again since it
+// had looked before times.
+func waitLook(t *testing.T, looks *atomic.Int64, before int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for looks.Load() <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the observer did not look at the run within 20 s (%d looks)", before)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
