@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/step"
@@ -93,7 +95,7 @@ func openRawR3(ctx context.Context, c *cluster) (*rawR3, error) {
 	cfg := logStream.CachedInfo().Config
 	cfg.Name, cfg.Subjects = "RAW", []string{rawPrefix + events.AllSubjects}
 	r := &rawR3{nc: nc}
-	if _, err := js.CreateStream(ctx, cfg); err != nil {
+	if err := createRetrying(ctx, js, cfg); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("raw stream: %w", err)
 	}
@@ -176,4 +178,20 @@ func clusterHost(ctx context.Context, o Options, c *cluster) (h *commands.Host, 
 		return nil, nil, errors.Join(err, stop())
 	}
 	return h, stop, nil
+}
+
+// createRetrying creates the stream cfg, asking again when one request
+// gets no answer within 15 s: a cluster busy electing its meta leader (seen
+// under -race with the other test packages) can drop a request, and one
+// lost request must not cost the whole workload's deadline. Creating the
+// same configuration again is idempotent.
+func createRetrying(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		_, err := js.CreateOrUpdateStream(actx, cfg)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
 }
