@@ -61,50 +61,79 @@ func (h *handler[In, Out]) prepare(c Call, args json.RawMessage) (*Prepared, err
 	return h.prepared(c, in)
 }
 
-// prepared computes the requests of a decoded call and readies it to run.
-// On a first decision (no Paths handed back) it records the real path of
-// every path the tool resolves meanwhile (see Call.Resolve).
+// prepared computes the requests of a decoded call and readies it to run
+// (see readyCall).
 func (h *handler[In, Out]) prepared(c Call, in In) (*Prepared, error) {
 	p := &preparedCall[In, Out]{h: h, in: in}
-	first := c.Paths == nil
-	p.book.again = !first
-	c.book = &p.book // in the call's one allocation
-	reqs, err := h.computeRequests(c, in)
+	pr, c, err := readyCall(p, &p.book, c) // the book in the call's one allocation
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
-	// On a first decision the observation is kept for the verdict, not handed
-	// to the tool: a call that runs as it is decided waited for no one, and
-	// acts on what it finds. One handed back (an approved or recovered call)
-	// is the tool's to compare.
-	observed := c.Observed
-	if h.observe != nil && observed == "" {
-		if observed, err = h.observe(c, in); err != nil {
-			return nil, h.inputError(err.Error(), err)
-		}
-	}
-	if first {
-		c.Paths = p.book.paths
-	}
-	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, gated: p.book.withRoots(reqs), observed: observed, paths: c.Paths}, c
+	p.Prepared, p.c = pr, c
 	p.call = p
 	return &p.Prepared, nil
 }
 
-// computeRequests runs the tool's request function; a panic in it refuses the call
-// rather than taking the engine down.
-func (h *handler[In, Out]) computeRequests(c Call, in In) (reqs []descriptor.Request, err error) {
+func (p *preparedCall[In, Out]) requests(c Call) ([]descriptor.Request, error) {
+	return p.h.requests(c, p.in)
+}
+
+func (p *preparedCall[In, Out]) observe(c Call) (string, error) {
+	if p.h.observe == nil {
+		return "", nil
+	}
+	return p.h.observe(c, p.in)
+}
+
+func (h *handler[In, Out]) inputError(detail string, cause error) *InputError {
+	return &InputError{Tool: h.tool.desc.Name, Detail: oneLine(detail), Err: cause}
+}
+
+// decoded is a decoded call of a typed or a raw tool: what readyCall asks
+// of it.
+type decoded interface {
+	requests(c Call) ([]descriptor.Request, error)
+	observe(c Call) (string, error) // "", nil for a tool that observes nothing
+}
+
+// readyCall computes a decoded call's permission requests (a panic in the
+// tool's request function refuses the call rather than taking the engine
+// down) and what it observes, and returns its Prepared and its Call. On a
+// first decision (no Paths handed back) it records in book the real path of
+// every path the tool resolves meanwhile (see Call.Resolve). The
+// observation is kept for the verdict, not handed to the tool: a call that
+// runs as it is decided waited for no one, and acts on what it finds; one
+// handed back (an approved or recovered call) is the tool's to compare.
+func readyCall(d decoded, book *pathBook, c Call) (Prepared, Call, error) {
+	first := c.Paths == nil
+	book.again = !first
+	c.book = book
+	reqs, err := safeRequests(d, c)
+	if err != nil {
+		return Prepared{}, c, err
+	}
+	observed := c.Observed
+	if observed == "" {
+		if observed, err = d.observe(c); err != nil {
+			return Prepared{}, c, err
+		}
+	}
+	if first {
+		c.Paths = book.paths
+	}
+	c.book = nil
+	return Prepared{requests: reqs, gated: book.withRoots(reqs), observed: observed, paths: c.Paths}, c, nil
+}
+
+// safeRequests runs the call's request function, turning a panic in it
+// into an error.
+func safeRequests(d decoded, c Call) (reqs []descriptor.Request, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			reqs, err = nil, fmt.Errorf("computing permission requests panicked: %v", v)
 		}
 	}()
-	return h.requests(c, in)
-}
-
-func (h *handler[In, Out]) inputError(detail string, cause error) *InputError {
-	return &InputError{Tool: h.tool.desc.Name, Detail: oneLine(detail), Err: cause}
+	return d.requests(c)
 }
 
 // decodeAny decodes raw for the schema validator. Numbers stay json.Number,

@@ -103,36 +103,22 @@ func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 		return nil, h.inputError(err.Error(), err)
 	}
 	p := &rawCall{h: h, args: append(json.RawMessage(nil), raw...)}
-	first := c.Paths == nil
-	p.book.again = !first
-	c.book = &p.book
-	reqs, err := h.computeRequests(c, p.args)
+	pr, c, err := readyCall(p, &p.book, c)
 	if err != nil {
 		return nil, h.inputError(err.Error(), err)
 	}
-	observed := c.Observed // kept for the verdict, handed to the tool only once it waited (see prepared)
-	if h.observe != nil && observed == "" {
-		if observed, err = h.observe(c, p.args); err != nil {
-			return nil, h.inputError(err.Error(), err)
-		}
-	}
-	if first {
-		c.Paths = p.book.paths
-	}
-	c.book = nil
-	p.Prepared, p.c = Prepared{requests: reqs, gated: p.book.withRoots(reqs), observed: observed, paths: c.Paths}, c
+	p.Prepared, p.c = pr, c
 	p.call = p
 	return &p.Prepared, nil
 }
 
-// computeRequests runs the request function; a panic in it refuses the call.
-func (h *rawHandler) computeRequests(c Call, args json.RawMessage) (reqs []descriptor.Request, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			reqs, err = nil, fmt.Errorf("computing permission requests panicked: %v", v)
-		}
-	}()
-	return h.requests(c, args)
+func (p *rawCall) requests(c Call) ([]descriptor.Request, error) { return p.h.requests(c, p.args) }
+
+func (p *rawCall) observe(c Call) (string, error) {
+	if p.h.observe == nil {
+		return "", nil
+	}
+	return p.h.observe(c, p.args)
 }
 
 func (h *rawHandler) inputError(detail string, cause error) *InputError {
