@@ -157,15 +157,8 @@ func (u *serverURL) decode(s state, n ast.Node) error {
 	if !ok {
 		return s.fail(n, "want a URL")
 	}
-	if hasSecretRef(text) {
-		return s.fail(n, "a URL may not hold a secret reference (URLs are written in errors and logs): put it in a header")
-	}
-	p, err := neturl.Parse(text)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return s.fail(n, "want an http:// or https:// URL with a host")
-	}
-	if p.User != nil {
-		return s.fail(n, "a URL may not hold credentials (URLs are written in errors and logs): put them in a header as a secret reference")
+	if err := checkHTTPURL(s, n, text, false, "put it in a header", "put them in a header as a secret reference"); err != nil {
+		return err
 	}
 	u.text, u.set, u.node = text, true, n
 	return nil
@@ -300,6 +293,28 @@ func (f *secretsFile) decode(s state, n ast.Node) error {
 	}
 	if f.text == "" {
 		return s.fail(n, "want a path")
+	}
+	return nil
+}
+
+// checkHTTPURL refuses text, the value at n, unless it is an http or https
+// URL with a host that holds no secret reference and no credentials (URLs
+// are written in errors and logs) and, with noFragment, no fragment;
+// secretHint and credHint say where a secret and credentials belong
+// instead.
+func checkHTTPURL(s state, n ast.Node, text string, noFragment bool, secretHint, credHint string) error {
+	if hasSecretRef(text) {
+		return s.fail(n, "a URL may not hold a secret reference (URLs are written in errors and logs): %s", secretHint)
+	}
+	p, err := neturl.Parse(text)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || noFragment && p.Fragment != "" {
+		if noFragment {
+			return s.fail(n, "want an http:// or https:// URL with a host and no fragment")
+		}
+		return s.fail(n, "want an http:// or https:// URL with a host")
+	}
+	if p.User != nil {
+		return s.fail(n, "a URL may not hold credentials (URLs are written in errors and logs): %s", credHint)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	neturl "net/url"
 	"slices"
 
 	"github.com/goccy/go-yaml/ast"
@@ -101,17 +100,7 @@ func (u *webhookURL) decode(s state, n ast.Node) error {
 	if err := u.read(s, n, "want a URL"); err != nil {
 		return err
 	}
-	if hasSecretRef(u.text) {
-		return s.fail(n, "a URL may not hold a secret reference (URLs are written in errors and logs): the secret signs the payload")
-	}
-	p, err := neturl.Parse(u.text)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.Fragment != "" {
-		return s.fail(n, "want an http:// or https:// URL with a host and no fragment")
-	}
-	if p.User != nil {
-		return s.fail(n, "a URL may not hold credentials (URLs are written in errors and logs): the secret signs the payload")
-	}
-	return nil
+	return checkHTTPURL(s, n, u.text, true, "the secret signs the payload", "the secret signs the payload")
 }
 
 // webhookSecret is the signing secret: a value, or one with secret://NAME
