@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stepgate/stepgate/events"
+	"pgregory.net/rapid"
 )
 
 // farStepCommit is a commit of run for step n holding only an event this
@@ -166,4 +167,23 @@ func TestCheckpointDropsMarksOfWhatIsNotThere(t *testing.T) {
 		t.Fatal(err)
 	}
 	verifyCheckpoint(t, file, followOpts(7), msgs)
+}
+
+// farStep draws a commit of victim (with sent published so far) holding
+// only an event this build cannot read, for a step drawn near the run's
+// steps or far from them: the run's own, a step it has, the next, and
+// anything below or past. It folds (good) when the fold takes it: the
+// step is 0, one the run has, or the next one.
+func farStep(t *rapid.T, victim string, sent []*events.Commit) message {
+	steps := 0
+	for _, c := range sent {
+		steps = max(steps, c.Step)
+	}
+	n := rapid.OneOf(
+		rapid.SampledFrom([]int64{0, int64(steps), int64(steps) + 1, int64(steps) + 2, 1_000_000, 1 << 31, math.MaxInt64, -1, math.MinInt64}),
+		rapid.Int64Range(-3, int64(steps)+3), rapid.Int64(),
+	).Draw(t, "far step")
+	id := fmt.Sprint("far", rapid.IntRange(0, 1<<20).Draw(t, "far id"))
+	return message{subject: events.RunSubject(victim), data: farStepCommit(id, victim, n),
+		good: n >= 0 && n <= int64(steps)+1}
 }

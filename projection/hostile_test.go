@@ -77,7 +77,7 @@ func hostile(t *rapid.T, victim, other string, sent []*events.Commit) message {
 	last := sent[len(sent)-1]
 	on := events.RunSubject(victim)
 	wrong := func(c events.Commit) message { return message{subject: on, data: encode(t, &c)} }
-	switch rapid.IntRange(0, 14).Draw(t, "kind") {
+	switch rapid.IntRange(0, 15).Draw(t, "kind") {
 	case 0: // any bytes at all, on any subject of the log
 		subject := rapid.SampledFrom([]string{on, events.RegistrySubject("s"), events.OutputSubject, events.GrantSubject("p"), "sg.other"}).Draw(t, "subject")
 		return message{subject: subject, data: rapid.SliceOfN(rapid.Byte(), 0, 64).Draw(t, "bytes")}
@@ -133,6 +133,8 @@ func hostile(t *rapid.T, victim, other string, sent []*events.Commit) message {
 			Events: []events.Event{events.ToolCallRequested{CallID: "h", Tool: "echo"},
 				events.PermissionDecided{CallID: "h", Verdict: events.VerdictAllow}, events.ToolResultRecorded{CallID: "nobody"}}}
 		return wrong(c)
+	case 15: // issue 22: only an event this build cannot read, for a step near or far
+		return farStep(t, victim, sent)
 	default: // an approval for another project, inside the victim's run
 		c := *last
 		c.ID, c.Kind, c.Events = "grant", events.KindResolve, []events.Event{events.ApprovalSaved{ID: "g", Project: "elsewhere", Action: "bash", Resource: "*"}}
@@ -225,11 +227,14 @@ func quietProjector(t fataler, path string) *Projector {
 }
 
 // Hostile messages among three runs' commits, folded by the live projector
-// (in stream order, some of them first by a refresh), by a checkpoint
-// reloaded, and by a rebuild: never an error or a panic, each hostile
-// message quarantined once, the untouched run exactly as its own history
-// folds, a touched one too except for its last sequence, which moved past
-// what was quarantined on its subject.
+// (in stream order, some of them first by a refresh, checkpointed at
+// random points), by a checkpoint reloaded, by a rebuild, and by a host
+// following the stream (Follow's flusher checkpointing), stopped anywhere
+// and restarted from its checkpoint, which verifies against a rebuild:
+// never an error or a panic, each hostile message quarantined once, the
+// untouched run exactly as its own history folds, a touched one too except
+// for its last sequence, which moved past what was quarantined on its
+// subject.
 func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
@@ -255,6 +260,11 @@ func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 			}
 			if err := p.applyStream(seq, m.subject, m.data); err != nil {
 				t.Fatalf("applyStream at %d: %v", seq, err)
+			}
+			if rapid.IntRange(0, 3).Draw(t, "checkpoint now?") == 0 {
+				if err := p.Flush(); err != nil {
+					t.Fatalf("checkpoint at %d: %v", seq, err)
+				}
 			}
 		}
 		check := func(what string, got map[string]*Run, q Quarantine) {
@@ -298,5 +308,16 @@ func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 		if diff := cmp.Diff(rb.Quarantine, live); diff != "" {
 			t.Fatalf("the rebuild's quarantine and the live one differ:\n%s", diff)
 		}
+		// As a host: followed, checkpointed by Follow's flusher, stopped
+		// anywhere, restarted from its checkpoint, and verified.
+		cut := rapid.IntRange(0, len(msgs)).Draw(t, "stopped at")
+		followed := filepath.Join(dir, fmt.Sprint(n, "-followed.db"))
+		followRestartVerify(t, followed, followOpts(rapid.IntRange(1, 8).Draw(t, "flush every")), msgs, cut)
+		p.Close()
+		p = quietProjector(t, followed)
+		if got, err = p.All(); err != nil {
+			t.Fatal(err)
+		}
+		check("followed, restarted", got, p.Quarantine())
 	})
 }
