@@ -228,7 +228,8 @@ func quietProjector(t fataler, path string) *Projector {
 
 // Hostile messages among three runs' commits, folded by the live projector
 // (in stream order, some of them first by a refresh, checkpointed at
-// random points), by a checkpoint reloaded, by a rebuild, and by a host
+// random points, crashing at others and folding again from its
+// checkpoint), by a checkpoint reloaded, by a rebuild, and by a host
 // following the stream (Follow's flusher checkpointing), stopped anywhere
 // and restarted from its checkpoint, which verifies against a rebuild:
 // never an error or a panic, each hostile message quarantined once, the
@@ -249,8 +250,16 @@ func TestHostileMessagesAreQuarantinedProperty(t *testing.T) {
 				p.Close()
 			}
 		}()
-		for i, m := range msgs {
-			seq := uint64(i + 1)
+		crashes := 0
+		for i := 0; i < len(msgs); i++ {
+			m, seq := msgs[i], uint64(i+1)
+			if crashes < 3 && rapid.IntRange(0, 9).Draw(t, "crash?") == 0 {
+				crashes++
+				p.db.Close() // what it folded since its last checkpoint is lost
+				p = quietProjector(t, path)
+				i = int(p.Seq()) - 1 // the stream delivers again from the checkpoint on
+				continue
+			}
 			if rapid.IntRange(0, 4).Draw(t, "refresh first?") == 0 {
 				if _, onRun := events.IsRunSubject(m.subject); onRun {
 					if err := p.ApplyFrom(seq, m.subject, m.data); err != nil {
