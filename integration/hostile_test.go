@@ -34,7 +34,7 @@ func envelope(id, run string, step int64, kind, events string) []byte {
 		id, runField, step, kind, events)
 }
 
-// hostileMessages are more than fifteen kinds of message no engine writes,
+// hostileMessages are more than twenty kinds of message no engine writes,
 // aimed at runs a and b while u1 and u2 are left alone by their own
 // subjects (two of the messages name u1 and u2 from elsewhere). again is a
 // commit of a stored earlier, sent a second time with its id.
@@ -76,8 +76,14 @@ func hostileMessages(a, b, u1, u2 string, again []byte) []hostileMsg {
 		{"only unknown events, on a subject no run started", "sg.run.PHANTOM", envelope("H-phantom", "PHANTOM", 0, "catalog",
 			`[{"type":"FromTheFuture","v":1}]`)},
 		{"a subject the log does not use", "sg.elsewhere", envelope("H-subject", "", 0, "grant", end)},
+		{"a settle of a step far ahead, its only event one this build cannot read", runA,
+			envelope("H-far-settle", a, 1_000_000, "settle", unreadable)},
 	}
 }
+
+// unreadable is an event this build cannot read: a StepFinalized named as
+// no build names it, without its fields (issue 22's message).
+const unreadable = `[{"type":"sg.v1.StepFinalized","v":1}]`
 
 // echoStep submits step n of run: one echo call, and checks its answer.
 func echoStep(t *testing.T, nc *nats.Conn, run string, n int) {
@@ -94,12 +100,16 @@ func echoStep(t *testing.T, nc *nats.Conn, run string, n int) {
 	}
 }
 
-// Another publisher on sg.> stores 25 kinds of hostile message while four
-// runs are active. `engine serve` keeps serving; every run goes on (those
-// whose subjects got garbage too: none is wedged) and ends as its client
-// says; `engine quarantine` lists exactly the hostile messages, before and
-// after a SIGKILL and restart; the restarted host shows the runs as before;
-// and `engine verify` agrees.
+// Another publisher on sg.> stores 26 kinds of hostile message while four
+// runs are active, and a settle of the step run b takes next holding only
+// an event this build cannot read (a newer build's, which folds: the step
+// does not begin). `engine serve` keeps serving and checkpointing; every
+// run goes on (those whose subjects got garbage too: none is wedged) and
+// ends as its client says; `engine quarantine` lists exactly the hostile
+// messages, before and after a SIGKILL and restart; the restarted host
+// shows the runs as before and stops cleanly on SIGTERM (its last
+// checkpoint written); `engine verify` agrees; and the host starts again
+// from that checkpoint and serves a new run.
 func TestHostileMessagesNeverStopAHost(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
 	addr := freeAddr(t)
@@ -148,6 +158,12 @@ func TestHostileMessagesNeverStopAHost(t *testing.T) {
 	}
 	if len(msgs) < 15 {
 		t.Fatalf("only %d kinds of hostile message", len(msgs))
+	}
+	// Not quarantined: b's next step, named by a commit this build folds
+	// without reading its event. A checkpoint once met that step marked
+	// and not there, and crashed the host on every restart.
+	if _, err := js.Publish(ctx, "sg.run."+b, envelope("H-next-settle", b, 3, "settle", unreadable)); err != nil {
+		t.Fatal(err)
 	}
 
 	// The host lists each of them, and nothing else.
@@ -247,5 +263,23 @@ func TestHostileMessagesNeverStopAHost(t *testing.T) {
 	}
 	if !slices.IsSorted(seqs) {
 		t.Errorf("quarantine listed out of order: %v", seqs)
+	}
+
+	// Started again from the checkpoint SIGTERM wrote: the same quarantine,
+	// the runs as they ended, and a new run served.
+	srv = serve(t, data, addr)
+	checkListed("started again", must(ask[commands.QuarantineList](t, nc, "quarantine", commands.QuarantineRequest{})))
+	for _, r := range runs {
+		if show := must(ask[projection.Run](t, nc, "show", commands.ShowRequest{Run: r})); show.Status != projection.StatusEnded {
+			t.Errorf("run %s is %s after a clean restart, want ended", r, show.Status)
+		}
+	}
+	fresh := must(ask[commands.RunInfo](t, nc, "start_run", commands.StartRunRequest{Location: ws})).Run
+	echoStep(t, nc, fresh, 1)
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.cmd.Wait(); err != nil {
+		t.Fatalf("engine serve started again, after SIGTERM: %v\n%s", err, srv.stderr.String())
 	}
 }

@@ -39,13 +39,7 @@ func (p *Projector) applyLocked(seq uint64, subject string, c *events.Commit, re
 		before := len(r.Steps)
 		if reason = r.Apply(seq, c); reason == nil {
 			p.runs[run] = r
-			d := p.dirtyLocked(run)
-			if c.Step > 0 {
-				d[c.Step] = true
-			}
-			for n := before + 1; n <= len(r.Steps); n++ {
-				d[n] = true
-			}
+			p.markLocked(r, c, before)
 			p.indexRun(r, c)
 			return nil, nil
 		}

@@ -3,6 +3,8 @@ package projection
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/stepgate/stepgate/events"
 )
 
 // Flush writes a checkpoint of everything applied so far.
@@ -87,24 +89,40 @@ func (p *Projector) requeue(b *batch) {
 // steps never change again, so they are only copied here and encoded after
 // the lock is released (encoding is most of a checkpoint's work, and
 // commands wait for this lock); open steps and run headers are encoded now.
+// Only what exists is written: a mark for a run not in memory, or for a
+// step its run does not have, has nothing to write and is dropped (the
+// fold marks neither, see markLocked; a checkpoint never writes a step
+// that is not there, and never stops on one).
 func (p *Projector) takeBatch() (*batch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.pending == 0 && len(p.dirty) == 0 && !p.idxDirty.any() {
 		return nil, nil
 	}
-	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}, blobs: map[string][]byte{}}
+	b := &batch{seq: p.seq, runs: map[string][]byte{}, steps: map[string][]byte{}, blobs: map[string][]byte{},
+		taken: map[string]map[int]bool{}}
 	for id, steps := range p.dirty {
 		r := p.runs[id]
+		if r == nil {
+			p.log.Error("projection: a run marked for the checkpoint is not in memory; nothing to write", "run", id)
+			continue
+		}
 		h, err := p.bl.encodeHeader(r, b.blobs)
 		if err != nil {
 			return nil, err
 		}
 		b.runs[id] = h
+		taken := map[int]bool{}
+		b.taken[id] = taken
 		for n := range steps {
+			if r.Step(n) == nil {
+				p.log.Error("projection: a step marked for the checkpoint is not in its run; nothing to write", "run", id, "step", n, "steps", len(r.Steps))
+				continue
+			}
 			if err := p.decodeLocked(r, n); err != nil { // never write a stub back
 				return nil, err
 			}
+			taken[n] = true
 			st := r.Step(n)
 			if st.Final {
 				b.final = append(b.final, finalStep{run: id, step: *st})
@@ -120,7 +138,7 @@ func (p *Projector) takeBatch() (*batch, error) {
 	if err := p.takeIndexes(b); err != nil {
 		return nil, err
 	}
-	b.taken, p.dirty = p.dirty, map[string]map[int]bool{}
+	p.dirty = map[string]map[int]bool{}
 	p.pending = 0
 	return b, nil
 }
@@ -145,8 +163,25 @@ func (b *batch) encodeFinal() error {
 	return nil
 }
 
+// markLocked marks what commit c changed of run r for the next
+// checkpoint: its header, the step c names if r has it, and every step c
+// began (r had before steps). A commit may name a step its run does not
+// have and still fold (one whose only events this build cannot read, for
+// the step the run would take next: the step does not begin), so the step
+// is marked only if it is there.
+func (p *Projector) markLocked(r *Run, c *events.Commit, before int) {
+	d := p.dirtyLocked(r.ID)
+	if r.Step(c.Step) != nil {
+		d[c.Step] = true
+	}
+	for n := before + 1; n <= len(r.Steps); n++ {
+		d[n] = true
+	}
+}
+
 // dirtyLocked returns the steps of run to write at the next checkpoint,
-// marking the run's header to be written too.
+// marking the run's header to be written too. Only markLocked and requeue
+// (which puts back what takeBatch took) mark steps.
 func (p *Projector) dirtyLocked(run string) map[int]bool {
 	d := p.dirty[run]
 	if d == nil {

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -28,7 +29,11 @@ func fuzzHistory(run string, steps int) []*events.Commit {
 // folds exactly as its history; the run on the message's subject either
 // took it whole (a valid commit of that run) or is as its history with its
 // last sequence at the message, so its next commit is accepted; and the
-// checkpoint writes and reads back.
+// checkpoint writes and reads back. Then the same stream is followed as a
+// host follows it (Follow, its flusher checkpointing on its own
+// goroutine), the host stopped just before the message or just after it
+// and restarted from its checkpoint (a new projector on the same file),
+// and the checkpoint verified against a rebuild from sequence 1.
 func FuzzHostileMessage(f *testing.F) {
 	seeds := [][]byte{
 		nil, []byte("{not json"), []byte(`[]`), []byte(`{}`),
@@ -38,6 +43,14 @@ func FuzzHostileMessage(f *testing.F) {
 		[]byte(`{"id":"x","run":"01OTHER","kind":"end","at":"2026-12-01T00:00:00Z","events":[{"type":"RunEnded","v":1,"data":{"cause":"failed"}}]}`),
 		[]byte(`{"id":"x","run":"01VICTIM","step":1,"kind":"step","at":"2026-12-01T00:00:00Z","events":[{"type":"ToolCallStarted","v":1,"data":{"call_id":7}}]}`),
 		[]byte(`{"id":"x","run":"01VICTIM","step":-3,"kind":"nope","at":"2026-12-01T00:00:00Z","events":[]}`),
+		farStepCommit("x", "01VICTIM", 1_000_000), // issue 22: the checkpoint met a nil step
+		farStepCommit("x", "01VICTIM", 2),         // the step the victim takes next, not begun
+		farStepCommit("x", "01VICTIM", 1),
+		farStepCommit("x", "01VICTIM", 0),
+		farStepCommit("x", "01VICTIM", 3),
+		farStepCommit("x", "01VICTIM", math.MaxInt64),
+		farStepCommit("x", "01VICTIM", math.MinInt64),
+		farStepCommit("x", "01OTHER", 1), // another run's, on the victim's subject
 	}
 	for i, s := range seeds {
 		f.Add(s, uint8(i))
@@ -108,5 +121,7 @@ func FuzzHostileMessage(f *testing.F) {
 		if err := p.Flush(); err != nil {
 			t.Fatalf("checkpoint: %v", err)
 		}
+		cut := int(at) - 1 + int(where/8)%2 // stopped before the message, or after it
+		followRestartVerify(t, filepath.Join(dir, fmt.Sprint(n, "-followed.db")), followOpts(1+int(where/16)%4), msgs, cut)
 	})
 }

@@ -107,13 +107,16 @@ func (s *Step) Call(id string) *Call {
 // Apply folds one commit with stream sequence seq into the run. It is a pure
 // fold: deterministic, no I/O, its only effect is on r. A commit at or below
 // r.LastSeq was applied already and is skipped, so applying twice is safe.
-// Unknown events are skipped. A commit that contradicts the run's state (a
-// result for a call that was never requested, a step out of order, a second
-// start, a commit of another run) is an error wrapping [ErrInconsistent],
-// and r is left exactly as it was: a commit applies whole or not at all.
-// A commit that breaks the run's chain (see chain.go), and any commit of a
-// run that diverged, is an error wrapping [ErrDiverged]: none of its events
-// is applied, but r is marked diverged and its last sequence moves past it.
+// Unknown events are skipped. A commit names the run (step 0), a step the
+// run has, or the step it takes next; one whose only events this build
+// cannot read may name that next step without beginning it. A commit that
+// contradicts the run's state (a step below 0 or past the next one, whatever
+// its events; a result for a call that was never requested; a second start;
+// a commit of another run) is an error wrapping [ErrInconsistent], and r is
+// left exactly as it was: a commit applies whole or not at all. A commit
+// that breaks the run's chain (see chain.go), and any commit of a run that
+// diverged, is an error wrapping [ErrDiverged]: none of its events is
+// applied, but r is marked diverged and its last sequence moves past it.
 func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if seq != 0 && seq <= r.LastSeq {
 		return nil
@@ -122,7 +125,10 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 		return fmt.Errorf("commit %s of run %q applied to run %s: %w", c.ID, c.Run, r.ID, ErrInconsistent)
 	}
 	if err := r.checkChain(seq, c); err != nil {
-		return err
+		return err // first: a lost write diverges the run, whatever the next commit names
+	}
+	if c.Step < 0 || c.Step > len(r.Steps)+1 {
+		return fmt.Errorf("run %s commit %s: %w: step %d after step %d", c.Run, c.ID, ErrInconsistent, c.Step, len(r.Steps))
 	}
 	u := r.save(c)
 	if r.ID == "" {
