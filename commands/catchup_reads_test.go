@@ -3,6 +3,7 @@ package commands_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stepgate/stepgate/commands"
@@ -128,4 +129,42 @@ func TestHappyPathSendsOnlyItsCommits(t *testing.T) {
 			t.Errorf("%d steps of %s sent %d messages, want %d: their commits only", steps, tc.tool, got, want)
 		}
 	}
+}
+
+// With its tail, the host's steps still pay no round trip: a step sends
+// the server its commits, and the tail, which delivers every commit (the
+// host's own included) as the server stores it, adds a pull request per
+// 2,048 commits delivered and one per pull expiry (20 s), whatever the
+// number of steps: a bounded few, never one per step.
+func TestHappyPathWithItsTailSendsItsCommitsAndAFewPulls(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	ctx := ctxT(t)
+	h, err := commands.StartHost(ctx, s.JS, registry(t, &cnt), commands.HostConfig{StateDir: t.TempDir(),
+		Engine: commands.Config{Host: "a"}, SweepInterval: time.Hour, Lease: commands.LeaseConfig{Off: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("close host: %v", err)
+		}
+	})
+	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 200
+	before := s.Conn.Stats().OutMsgs
+	for n := 1; n <= steps; n++ {
+		if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n,
+			Calls: []commands.CallRequest{call("c", "echo", text{"x"})}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := s.Conn.Stats().OutMsgs - before
+	if got < steps || got > steps+5 {
+		t.Errorf("%d steps of echo sent %d messages, want their %d commits and at most 5 pull requests", steps, got, steps)
+	}
+	t.Logf("%d steps sent %d messages", steps, got)
 }

@@ -14,10 +14,9 @@ import (
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
-// startBehind starts a host whose projector never looks at the stream on its
-// own (it polls once an hour, and its sweeper too): it sees other hosts'
-// commits only when it asks for them, so it is behind whenever a test wants
-// it to be.
+// startBehind starts a host whose projector does not follow the stream's
+// tail (and whose sweeper runs once an hour): it sees other hosts' commits
+// only when it asks for them, so it is behind whenever a test wants it to be.
 func startBehind(t *testing.T, s *steptest.Server, reg *executor.Registry, host string) *commands.Host {
 	t.Helper()
 	return startBehindLeased(t, s, reg, host, commands.LeaseConfig{})
@@ -28,12 +27,12 @@ func startBehindLeased(t *testing.T, s *steptest.Server, reg *executor.Registry,
 	t.Helper()
 	ctx := ctxT(t)
 	h, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: t.TempDir(), Engine: commands.Config{Host: host},
-		Projector: projection.Options{PollInterval: time.Hour}, SweepInterval: time.Hour, Lease: lc})
+		Projector: projection.Options{NoTail: true}, SweepInterval: time.Hour, Lease: lc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = h.Proj.Sync(ctx, h.Log) // Close would wait for a poll that never comes
+		_ = h.Proj.Sync(ctx, h.Log) // Close would wait for commits no tail brings
 		if err := h.Close(); err != nil {
 			t.Errorf("close host %s: %v", host, err)
 		}

@@ -73,7 +73,7 @@ func (h *Host) run(ctx context.Context) error {
 // then runs the lease's and the sweeper's actors until ctx is cancelled;
 // it catches the projector up before it returns.
 func (h *Host) serve(ctx context.Context, last uint64) error {
-	if err := h.Proj.WaitFor(ctx, last); err != nil {
+	if err := h.Proj.SyncWith(ctx, h.Log, last); err != nil {
 		return fmt.Errorf("start host: catch up to stream sequence %d: %w", last, err)
 	}
 	var g group.Group
@@ -105,9 +105,7 @@ func (h *Host) serve(ctx context.Context, last uint64) error {
 func (h *Host) catchUp() {
 	ctx, cancel := context.WithTimeout(context.Background(), closeCatchUp)
 	defer cancel()
-	if last, err := h.Log.LastSeq(ctx); err == nil {
-		_ = h.Proj.WaitFor(ctx, last)
-	}
+	_ = h.Proj.Sync(ctx, h.Log)
 }
 
 // sweep settles expired and stale tickets every SweepInterval and deletes

@@ -38,6 +38,7 @@ type procCluster struct {
 	bin   string
 	confs []string
 	ports []int
+	mons  []int // each node's monitoring (HTTP) port
 	names []string
 	procs []*exec.Cmd // nil while a node is down
 }
@@ -55,6 +56,7 @@ func startProcCluster(t *testing.T, n int) *procCluster {
 	clusterPorts := make([]int, n)
 	for i := range n {
 		c.ports = append(c.ports, freePort(t))
+		c.mons = append(c.mons, freePort(t))
 		clusterPorts[i] = freePort(t)
 		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", clusterPorts[i])
 		c.names = append(c.names, fmt.Sprintf("n%d", i+1))
@@ -64,6 +66,7 @@ func startProcCluster(t *testing.T, n int) *procCluster {
 		conf := filepath.Join(dir, c.names[i]+".conf")
 		text := fmt.Sprintf(`server_name: %s
 listen: "127.0.0.1:%d"
+http: "127.0.0.1:%d"
 max_payload: %d
 jetstream {
   store_dir: %q
@@ -74,7 +77,7 @@ cluster {
   listen: "127.0.0.1:%d"
   routes: [%s]
 }
-`, c.names[i], c.ports[i], step.DefaultMaxMsgSize, filepath.Join(dir, c.names[i]), clusterPorts[i], strings.Join(routes, ", "))
+`, c.names[i], c.ports[i], c.mons[i], step.DefaultMaxMsgSize, filepath.Join(dir, c.names[i]), clusterPorts[i], strings.Join(routes, ", "))
 		if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -23,9 +23,18 @@ type Source interface {
 	Follow(ctx context.Context, from uint64, fn func(seq uint64, subject string, data []byte) error) error
 }
 
-// directGetMax is the longest run of other hosts' commits fetched one by one
-// with direct gets; a longer gap is streamed with an ordered consumer.
+// directGetMax is the longest run of other hosts' commits a caller that must
+// catch up at once (Sync, SyncTo) fetches itself with direct gets; a longer
+// gap is the tail's to deliver.
 const directGetMax = 16
+
+// tailStall is how long a caller waiting for the tail to bring a long gap
+// waits for any progress before it fetches the gap itself.
+const tailStall = time.Second
+
+// tailRetryMax bounds the pause before the tail is followed again after
+// reading it failed (a server restarting).
+const tailRetryMax = 2 * time.Second
 
 // errApply marks an error that stops the projector: a checkpoint it cannot
 // read or write. A message it cannot fold never does: it is quarantined.
@@ -34,27 +43,28 @@ type errApply struct{ err error }
 func (e errApply) Error() string { return e.err.Error() }
 func (e errApply) Unwrap() error { return e.err }
 
-var errGapDone = errors.New("gap streamed")
-
 // Follow keeps the projection up to date with the stream until ctx ends or
 // its checkpoint fails, writing checkpoints in batches (every FlushEvery
 // commits and every FlushInterval, from a goroutine of its own while the
-// fold goes on) and a final one on return. A message that cannot be folded (undecodable, on a subject it does
-// not belong to, impossible for its run) is quarantined and skipped: no
-// message stops the projector. A checkpoint that cannot be read or written
-// does: Follow returns an error naming the last sequence applied, and
-// waiters get it too.
+// fold goes on) and a final one on return. A message that cannot be folded
+// (undecodable, on a subject it does not belong to, impossible for its run)
+// is quarantined and skipped: no message stops the projector. A checkpoint
+// that cannot be read or written does: Follow returns an error naming the
+// last sequence applied, and waiters get it too.
 //
-// How it follows: the commits this host made were folded when they were
-// committed (ApplyOwn), so only the others' commits need reading. Follow
-// polls the stream's last sequence (every PollInterval, or at once when a
-// caller asks with Sync) and fetches what it has not applied: a short gap by
-// direct gets, a long one (a restart's tail, a busy other host) through an
-// ordered consumer from the checkpoint's sequence + 1. Errors reading the
-// stream (a server restarting) are retried; they never stop the projector.
+// How it follows: one consumer of the stream's tail for as long as Follow
+// runs (src.Follow from the sequence after the checkpoint's), so a host
+// costs the servers one consumer and, while nothing is committed, a pull
+// request now and then; nothing is polled. The tail delivers this host's
+// own commits too: they were folded when they were committed (ApplyOwn), so
+// the projector steps past them without decoding them. A caller that must
+// see the stream as it is now (Sync, SyncTo) fetches a short gap itself by
+// direct gets. Errors reading the stream (a server restarting) are
+// retried; they never stop the projector.
 func (p *Projector) Follow(parent context.Context, src Source) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	p.src.Store(&src)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -88,75 +98,118 @@ func (p *Projector) flushEvery(ctx context.Context) {
 	}
 }
 
+// follow reads the stream's tail until ctx ends or a checkpoint fails.
 func (p *Projector) follow(ctx context.Context, src Source) error {
-	t := time.NewTicker(p.opts.PollInterval)
-	defer t.Stop()
+	if p.opts.NoTail {
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	failures := 0
 	for {
-		err := p.catchUp(ctx, src)
+		err := src.Follow(ctx, p.Seq()+1, p.applyTail)
 		var ae errApply
 		switch {
 		case errors.As(err, &ae):
 			return ae.err
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case err != nil:
-			failures++
-			if failures == 1 || failures%1000 == 0 {
-				p.log.Warn("reading the stream failed; retrying", "err", err, "failures", failures)
-			}
-		default:
-			failures = 0
 		}
+		failures++
+		if failures == 1 || failures%100 == 0 {
+			p.log.Warn("reading the stream failed; retrying", "err", err, "failures", failures)
+		}
+		pause := min(time.Duration(failures)*100*time.Millisecond, tailRetryMax)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-t.C:
-		case <-p.nudge:
+		case <-time.After(pause):
 		}
 	}
 }
 
-// catchUp applies everything up to the stream's current last sequence.
-func (p *Projector) catchUp(ctx context.Context, src Source) error {
-	last, err := src.LastSeq(ctx)
-	if err != nil {
-		return err
+// applyTail applies one message the tail delivered. The tail delivers every
+// message in stream order, so a sequence past the next one means the
+// messages between are no longer in the stream; one folded already (by
+// Sync's direct gets, or by ApplyOwn) is stepped past without decoding.
+func (p *Projector) applyTail(seq uint64, subject string, data []byte) error {
+	p.mu.Lock()
+	if seq <= p.seq {
+		p.mu.Unlock()
+		return nil
 	}
+	for p.seq+1 < seq {
+		p.advanceLocked(p.seq+1, false)
+	}
+	if p.own[seq] {
+		p.advanceLocked(seq, false)
+		pending := p.pending
+		p.mu.Unlock()
+		if err := p.checkpointDue(pending); err != nil {
+			return errApply{err}
+		}
+		return nil
+	}
+	p.mu.Unlock()
+	if err := p.applyStream(seq, subject, data); err != nil {
+		return errApply{err}
+	}
+	return nil
+}
+
+// fetchUpTo folds what the stream holds up to last that no one has folded
+// here. A short gap it fetches itself by direct gets (always, without a
+// tail); a long one it leaves to the tail, waiting while the tail brings
+// it, and fetches by direct gets only when the tail brings nothing for
+// tailStall (the messages at the end of the gap were deleted, so the tail
+// has nothing to deliver, or the tail is being set up again). One caller
+// fetches at a time.
+func (p *Projector) fetchUpTo(ctx context.Context, src Source, last uint64) error {
+	select {
+	case p.fetching <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.fetching }()
+	var stall *time.Timer
+	defer func() {
+		if stall != nil {
+			stall.Stop()
+		}
+	}()
+	stalled := p.opts.NoTail
 	for {
+		changed := p.Changed()
 		from, gap := p.nextGap(last)
-		switch {
-		case gap == 0:
+		if gap == 0 {
 			return nil
-		case gap <= directGetMax:
-			for seq := from; seq < from+gap; seq++ {
-				subject, data, found, err := src.Get(ctx, seq)
-				if err != nil {
-					return err
-				}
-				if !found {
-					p.advance(seq)
-					continue
-				}
-				if err := p.applyStream(seq, subject, data); err != nil {
-					return errApply{err}
-				}
+		}
+		if gap > directGetMax && !stalled {
+			if stall == nil {
+				stall = time.NewTimer(tailStall)
 			}
-		default:
-			end := from + gap - 1
-			err := src.Follow(ctx, from, func(seq uint64, subject string, data []byte) error {
-				if seq > end {
-					return errGapDone // a newer commit: the next round takes it
+			select {
+			case <-changed:
+				if !stall.Stop() {
+					<-stall.C
 				}
-				if err := p.applyStream(seq, subject, data); err != nil {
-					return errApply{err}
-				}
-				if seq == end {
-					return errGapDone
-				}
-				return nil
-			})
-			if !errors.Is(err, errGapDone) {
+				stall.Reset(tailStall)
+			case <-stall.C:
+				stalled = true
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		for seq := from; seq < from+gap; seq++ {
+			subject, data, found, err := src.Get(ctx, seq)
+			if err != nil {
+				return err
+			}
+			if !found {
+				p.advance(seq)
+				continue
+			}
+			if err := p.applyStream(seq, subject, data); err != nil {
 				return err
 			}
 		}
@@ -188,17 +241,15 @@ func (p *Projector) advance(seq uint64) {
 }
 
 // Sync makes the projector catch up with the stream as it is now and waits
-// until it has: after Sync, every commit made before it is visible.
+// until it has: after Sync, every commit made before it is visible. It asks
+// the stream for its last sequence (one request), fetches a short gap
+// itself and waits for the tail to deliver a long one.
 func (p *Projector) Sync(ctx context.Context, src Source) error {
 	last, err := src.LastSeq(ctx)
 	if err != nil {
 		return fmt.Errorf("sync projection: %w", err)
 	}
-	select {
-	case p.nudge <- struct{}{}:
-	default:
-	}
-	return p.WaitFor(ctx, last)
+	return p.SyncWith(ctx, src, last)
 }
 
 func (p *Projector) fail(err error) {

@@ -18,9 +18,10 @@ type Options struct {
 	// FlushInterval writes a checkpoint at least this often while commits
 	// arrive; default one second.
 	FlushInterval time.Duration
-	// PollInterval is how often the projector looks for other hosts'
-	// commits; default 10ms. Sync looks at once.
-	PollInterval time.Duration
+	// NoTail keeps Follow from reading the stream's tail: other hosts'
+	// commits are folded only when a caller asks (Sync, SyncTo), by direct
+	// gets. For tests of a host that is behind the stream.
+	NoTail bool
 	// Logger receives warnings (unknown events); default slog.Default().
 	Logger *slog.Logger
 }
@@ -48,7 +49,8 @@ type Projector struct {
 	idxDirty indexDirt               // what of idx the next checkpoint writes
 	regVer   atomic.Uint64           // bumped at every registry change
 	grantVer atomic.Uint64           // bumped at every grant change
-	nudge    chan struct{}           // asks the follower to look at the stream now
+	src      atomic.Pointer[Source]  // the stream Follow reads, for SyncTo
+	fetching chan struct{}           // held by the one caller fetching a gap (fetchUpTo)
 	flushNow chan struct{}           // asks Follow's flusher for a checkpoint now: FlushEvery commits are pending
 	flushBad atomic.Bool             // the last checkpoint failed
 	changed  chan struct{}           // closed at the next change; nil while nobody waits
@@ -64,9 +66,6 @@ func Open(path string, opts Options) (*Projector, error) {
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = time.Second
 	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 10 * time.Millisecond
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -78,9 +77,9 @@ func Open(path string, opts Options) (*Projector, error) {
 		return nil, fmt.Errorf("open checkpoint %s: %w", path, err)
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
-		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{}, nudge: make(chan struct{}, 1),
-		flushNow: make(chan struct{}, 1),
-		idx:      newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
+		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{},
+		flushNow: make(chan struct{}, 1), fetching: make(chan struct{}, 1),
+		idx: newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
 	err = initBuckets(db)
 	if err == nil {
 		err = db.View(func(tx *bolt.Tx) error {

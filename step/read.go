@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/events"
@@ -63,24 +62,38 @@ func (l *Log) ReadRun(ctx context.Context, run string, after uint64) ([]Stored, 
 // events.Unmarshal only if it needs it — and keeps following new ones until
 // ctx ends or fn returns an error. It returns fn's error, or ctx's. Log
 // satisfies projection.Source.
+//
+// It reads through one ordered consumer (an ephemeral consumer the client
+// recreates from where it stopped after a missed heartbeat or a server
+// restart), deleted when Follow returns; one left behind by a process that
+// died goes after [FollowInactive]. While nothing is committed the client
+// sends the server a pull request every [followPullExpiry] and the server
+// sends it a heartbeat every [followHeartbeat]: an idle follower costs the
+// server well under one request a second.
 func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subject string, data []byte) error) error {
 	if from == 0 {
 		from = 1
 	}
 	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       from,
+		InactiveThreshold: FollowInactive,
 	})
 	if err != nil {
 		return fmt.Errorf("follow stream %s from %d: %w", l.cfg.Name, from, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(4096), jetstream.PullHeartbeat(5*time.Second))
+	it, err := cons.Messages(jetstream.PullMaxMessages(followBatch),
+		jetstream.PullHeartbeat(followHeartbeat), jetstream.PullExpiry(followPullExpiry))
 	if err != nil {
+		l.dropConsumer(cons)
 		return fmt.Errorf("follow stream %s from %d: %w", l.cfg.Name, from, err)
 	}
 	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
-	defer it.Stop()
+	defer func() {
+		stop()
+		it.Stop()
+		l.dropConsumer(cons)
+	}()
 	for {
 		m, err := it.Next()
 		if err != nil {
@@ -97,6 +110,19 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, subje
 			return err
 		}
 	}
+}
+
+// dropConsumer deletes the server's side of an ordered consumer that is no
+// longer read, so that a follower that stopped leaves nothing behind;
+// best effort (the server removes it after FollowInactive anyway).
+func (l *Log) dropConsumer(cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), followDropTimeout)
+	defer cancel()
+	_ = l.js.DeleteConsumer(ctx, l.cfg.Name, info.Name)
 }
 
 // Get returns the message at stream sequence seq; found is false when the
