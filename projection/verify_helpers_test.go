@@ -17,7 +17,7 @@ import (
 // flusher writes it while the fold goes on.
 func followOpts(flushEvery int) Options {
 	return Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), FlushEvery: flushEvery,
-		FlushInterval: time.Millisecond, PollInterval: time.Millisecond}
+		FlushInterval: time.Millisecond}
 }
 
 // checkpointSeq is the stream sequence p's checkpoint file holds (not the
