@@ -113,7 +113,10 @@ func runEndpoints(ctx context.Context, api engineAPI, run, ticket string, names 
 			_, err := api.Reply(ctx, commands.ReplyRequest{Ticket: ticket, Reply: "once", Principal: "nats:AGENT_A/agent-a"})
 			return err
 		},
-		"end_run": func() error { _, err := api.EndRun(ctx, commands.EndRunRequest{Run: run, Reason: "hijacked"}); return err },
+		"end_run": func() error {
+			_, err := api.EndRun(ctx, commands.EndRunRequest{Run: run, Reason: "hijacked"})
+			return err
+		},
 	}
 	if len(names) == 0 {
 		names = slices.Sorted(maps.Keys(calls))
@@ -210,7 +213,10 @@ func TestBoundRunsAreTheirPrincipals(t *testing.T) {
 		t.Fatalf("agent a awaits its step: %v", err)
 	}
 	for _, call := range []func() error{
-		func() error { _, err := agentA.client.Materialize(ctx, commands.MaterializeRequest{Run: run}); return err },
+		func() error {
+			_, err := agentA.client.Materialize(ctx, commands.MaterializeRequest{Run: run})
+			return err
+		},
 		func() error { _, err := agentA.client.RunFacts(ctx, commands.RunFactsRequest{Run: run}); return err },
 		func() error { _, err := agentA.client.EndRun(ctx, commands.EndRunRequest{Run: run}); return err },
 	} {
