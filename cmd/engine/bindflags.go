@@ -29,6 +29,11 @@ func (b *bindFlags) register(fs *flag.FlagSet) {
 // nothing, and an operator who wrote it expects runs bound.
 var errOverseerUnbound = errors.New("--overseer needs --bind-runs")
 
+// errBindWithoutAuth is --bind-runs on an embedded server without users:
+// every client is then in the engine's own account, and no request
+// carries the server's Nats-Request-Info.
+var errBindWithoutAuth = errors.New("--bind-runs needs clients in accounts of their own: give the embedded server --auth deploy/access/principals.conf (or use --nats with servers configured so)")
+
 // binding is the service's binding, nil when runs are not bound.
 func (b *bindFlags) binding() (*service.Binding, error) {
 	if !b.on {

@@ -273,3 +273,22 @@ func TestBoundEngineAccountCannotRequest(t *testing.T) {
 	}
 	engine.refused(t, "stepgate.show")
 }
+
+// --overseer means nothing without --bind-runs, and --bind-runs nothing on
+// an embedded server without accounts: both are refused before anything
+// starts.
+func TestBindFlagsRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		want error
+	}{
+		{[]string{"--overseer", "nats:OPERATORS"}, errOverseerUnbound},
+		{[]string{"--bind-runs"}, errBindWithoutAuth},
+	} {
+		err := run(ctx, append([]string{"serve", "--data", t.TempDir(), "--listen", ""}, tc.args...), io.Discard, io.Discard)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("serve %v: %v, want %v", tc.args, err, tc.want)
+		}
+	}
+}

@@ -61,6 +61,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if binding != nil && *auth == "" && cf.natsURL == "" {
+		return errBindWithoutAuth
+	}
 	log := logger(stderr)
 	opts := hostOptions{authFile: *auth, clientOpts: cf.credentials(), dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
 		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}}
