@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stepgate/stepgate/client"
@@ -102,7 +103,7 @@ func TestBoundCallerSeesOnlyItsRuns(t *testing.T) {
 		if page, err := other.api.Tickets(ctx, commands.TicketsRequest{}); err != nil || len(page.Tickets) != 0 {
 			t.Errorf("%s lists tickets %+v (%v), want none", other.who, page, err)
 		}
-		if runs, err := other.api.Runs(ctx); err != nil || len(runs) != 0 {
+		if runs, err := other.api.Runs(ctx); err != nil || slices.ContainsFunc(runs, func(r client.RunSummary) bool { return r.ID == run }) {
 			t.Errorf("%s lists runs %+v (%v), want none", other.who, runs, err)
 		}
 		if gs, err := other.api.Grants(ctx, commands.GrantsRequest{Project: "pg"}); err != nil || len(gs) != 0 {
@@ -113,6 +114,16 @@ func TestBoundCallerSeesOnlyItsRuns(t *testing.T) {
 	// is a conflict and changes nothing.
 	if _, err := b.StartRun(ctx, commands.StartRunRequest{Run: run, Location: loc, Project: "pa", Rules: askRules}); !errors.Is(err, commands.ErrConflict) {
 		t.Errorf("another agent starts a run with the run's id: %v, want conflict", err)
+	}
+	mine, err := b.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(), Project: "pb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SubmitStep(ctx, commands.SubmitStepRequest{Run: mine.Run, Step: 1, Calls: []commands.CallRequest{call("m", "count", text{"one"})}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Fork(ctx, commands.ForkRequest{Run: mine.Run, At: 1, Fork: run}); !errors.Is(err, commands.ErrConflict) {
+		t.Errorf("another agent forks its own run into the run's id: %v, want conflict", err)
 	}
 	after, err := ops.Show(ctx, commands.ShowRequest{Run: run})
 	if err != nil || after.Commits != before.Commits || after.Status != before.Status || after.Tickets[0].Resolution != nil {
