@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/cmd/engine/service"
@@ -262,9 +263,30 @@ func TestBoundRunsAreTheirPrincipals(t *testing.T) {
 
 // The engine's account holds the engine alone, and the engine may not
 // request its own service: nobody can reach the service without the
-// server's Nats-Request-Info, so nobody can write that header.
+// server's Nats-Request-Info, so nobody can write that header. The export
+// keeps a request's way back for the longest await_step.
 func TestBoundEngineAccountCannotRequest(t *testing.T) {
 	g := serveBound(t)
+	fo, err := server.ProcessConfigFile(principalsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, acc := range fo.Accounts {
+		if acc.Name != "STEPGATE" {
+			continue
+		}
+		found = true
+		if users := usersOf(fo.Users, acc.Name); len(users) != 1 || users[0] != "engine" {
+			t.Errorf("the engine's account holds %v, want the engine alone", users)
+		}
+		if d, err := acc.ServiceExportResponseThreshold("stepgate.>"); err != nil || d < commands.MaxAwaitTimeout {
+			t.Errorf("the export's response threshold: %s (%v), want at least %s", d, err, commands.MaxAwaitTimeout)
+		}
+	}
+	if !found {
+		t.Fatalf("%s has no account STEPGATE", principalsFile)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	engine := g.asRole(t, "engine", "engine")
@@ -291,4 +313,15 @@ func TestBindFlagsRefused(t *testing.T) {
 			t.Errorf("serve %v: %v, want %v", tc.args, err, tc.want)
 		}
 	}
+}
+
+// usersOf names the users of account.
+func usersOf(users []*server.User, account string) []string {
+	var out []string
+	for _, u := range users {
+		if u.Account != nil && u.Account.Name == account {
+			out = append(out, u.Username)
+		}
+	}
+	return out
 }
