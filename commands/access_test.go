@@ -169,3 +169,33 @@ func watch(t *testing.T, api commands.Bound, req commands.AwaitRequest) error {
 	api.WatchStep(ctxT(t), req, func(_ *client.StepOutcome, err error) { done <- err })
 	return <-done
 }
+
+// A run's principal is in the log and the checkpoint: a host restarted on
+// its checkpoint, and a host that folds the log from the start, keep it to
+// the run's principal.
+func TestBoundPrincipalSurvivesRestart(t *testing.T) {
+	s := steptest.Start(t, "")
+	var cnt counter
+	reg := registry(t, &cnt)
+	dir := t.TempDir()
+	ctx := ctxT(t)
+	first, err := commands.StartHost(ctx, s.JS, reg, commands.HostConfig{StateDir: dir, Engine: commands.Config{Host: "h1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := bound(first, commands.Caller{Principal: "nats:A/a"}).StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []*commands.Host{startHostIn(t, s, reg, "h1", dir), startHost(t, s, reg, "h2")} {
+		if _, err := bound(h, commands.Caller{Principal: "nats:B/b"}).Show(ctx, commands.ShowRequest{Run: info.Run}); !errors.Is(err, commands.ErrRunNotFound) {
+			t.Errorf("after a restart, another agent shows the run: %v, want run_not_found", err)
+		}
+		if _, err := bound(h, commands.Caller{Principal: "nats:A/a"}).Show(ctx, commands.ShowRequest{Run: info.Run}); err != nil {
+			t.Errorf("after a restart, the run's principal shows it: %v", err)
+		}
+	}
+}
