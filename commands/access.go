@@ -21,7 +21,9 @@ import (
 // The service serves Bound when the engine binds runs to principals; in
 // process, and on an unbound service, Wire answers everyone.
 type Bound struct {
-	W      Wire
+	// W answers what the caller may ask.
+	W Wire
+	// Caller is who asks, and what it oversees.
 	Caller Caller
 }
 
@@ -30,8 +32,9 @@ var (
 	_ StepWatcher = Bound{}
 )
 
-// errNoPrincipal refuses a start or a fork by a caller the server named
-// not: its run would belong to nobody.
+// errNoPrincipal refuses a start, a fork, a reply or a revocation by a
+// caller the server did not name: a run would belong to nobody, an answer
+// would record nobody.
 var errNoPrincipal = fmt.Errorf("this engine binds runs to the NATS principal that starts them, and the request carried none (Nats-Request-Info is set by the server on a request through a service import): %w", ErrInvalidRequest)
 
 // check answers run_not_found for a run the caller may not see. A run this

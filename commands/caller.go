@@ -10,9 +10,10 @@ import (
 // own runs — those it started or forked — and, for an overseer, every
 // run or the runs of some projects. See [Bound].
 type Caller struct {
-	// Principal is who asks ("nats:ACCOUNT/USER", see
-	// [PrincipalFromRequestInfo]); "" when the request carried no identity
-	// the server set: such a caller owns nothing and may start nothing.
+	// Principal is who asks ("nats:ACCOUNT/USER", as the service reads it
+	// from the server's Nats-Request-Info); "" when the request carried no
+	// identity the server set: such a caller owns nothing and may start
+	// nothing.
 	Principal string
 	// All is an overseer of every run (an operator).
 	All bool

@@ -55,7 +55,7 @@ func (h *runs) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error) {
 	} else {
 		h.known(ctx, fork)
 	}
-	plan.snapshot.Principal = principalOf(ctx) // the fork is whoever forks it's
+	plan.snapshot.Principal = principalOf(ctx) // a fork belongs to whoever forks
 	if err := h.copyFork(ctx, fork, plan); err != nil {
 		return nil, fmt.Errorf("fork run %s at step %d into %s: %w", req.Run, req.At, fork, err)
 	}

@@ -112,9 +112,9 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 // each request is answered as [commands.Bound] answers its caller, the
 // principal the server named in the request's Nats-Request-Info (see
 // [RequestInfoHeader]) with what b lets it oversee. A request without
-// that header (one from a client in the engine's own account) has no
-// principal: it may start nothing and sees no run but an overseer's
-// would — and no overseer is principal-less.
+// that header (one from a client in the engine's own account) is
+// nobody's: it may start nothing and sees no run (an overseer is named by
+// its principal, so nobody oversees nothing).
 func ServeBound(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger, b Binding) (stop func() error, err error) {
 	return serve(ctx, nc, h, version, log, &b)
 }
@@ -127,7 +127,7 @@ func serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 		apiFor = func(req micro.Request) callerAPI {
 			c := bind.caller(nats.Header(req.Headers()))
 			if c.Principal == "" {
-				log.Warn("a request without the server's Nats-Request-Info: a client in the engine's account? it is answered as nobody's", "subject", req.Subject())
+				log.Warn("a request without the server's Nats-Request-Info (a client in the engine's own account?): answered as nobody's", "subject", req.Subject())
 			}
 			return commands.Bound{W: wire, Caller: c}
 		}
