@@ -55,6 +55,7 @@ func (h *runs) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error) {
 	} else {
 		h.known(ctx, fork)
 	}
+	plan.snapshot.Principal = principalOf(ctx) // a fork belongs to whoever forks
 	if err := h.copyFork(ctx, fork, plan); err != nil {
 		return nil, fmt.Errorf("fork run %s at step %d into %s: %w", req.Run, req.At, fork, err)
 	}
@@ -126,7 +127,7 @@ func (h *runs) forkAt(fork string, plan *forkPlan) (runAt, int, error) {
 		return runAt{}, 0, err
 	}
 	f := r.Snapshot.ForkedFrom
-	if f == nil || *f != plan.from {
+	if f == nil || *f != plan.from || r.Snapshot.Principal != plan.snapshot.Principal {
 		return runAt{}, 0, fmt.Errorf("run %s exists and is not this fork: %w", fork, ErrConflict)
 	}
 	if r.Steps > plan.from.Step || r.Status == projection.StatusEnded {

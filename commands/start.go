@@ -138,7 +138,7 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
-		MCP: pins,
+		MCP: pins, Principal: principalOf(ctx),
 	}
 	if req.Run != "" {
 		return h.startChosen(ctx, req.Run, started, adv, cat)

@@ -53,8 +53,8 @@ func (h *runs) startChosen(ctx context.Context, run string, started events.RunSt
 }
 
 // startedAs reports whether run exists; it is an error when it was started
-// otherwise than started says (another agent, location, project, narrowing
-// or other run overrides): a run id is not a way into someone else's run.
+// otherwise than started says (another agent, location, project, principal,
+// narrowing or other run overrides): a run id is not a way into someone else's run.
 func (h *runs) startedAs(run string, started events.RunStarted) (bool, error) {
 	r, err := h.header(run)
 	if errors.Is(err, ErrRunNotFound) {
@@ -64,7 +64,7 @@ func (h *runs) startedAs(run string, started events.RunStarted) (bool, error) {
 		return false, err
 	}
 	got := r.Snapshot
-	same := got.Agent == started.Agent && got.Location == started.Location && got.Project == started.Project &&
+	same := got.Agent == started.Agent && got.Location == started.Location && got.Project == started.Project && got.Principal == started.Principal &&
 		got.Narrowing == started.Narrowing && slices.Equal(runRules(got.Rules), runRules(started.Rules))
 	if !same {
 		return true, fmt.Errorf("run %s exists and was started otherwise: %w", run, ErrConflict)

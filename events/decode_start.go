@@ -38,6 +38,8 @@ func (d *decoder) runStarted() Event {
 			d.int64(&e.TicketTTLMs)
 		case "forked_from":
 			ptr(d, &e.ForkedFrom, d.forkedFrom)
+		case "principal":
+			d.str(&e.Principal)
 		default:
 			return false
 		}

@@ -78,6 +78,11 @@ type RunStarted struct {
 	// MCP are the MCP servers the run may see (see [MCPServerPin]), by
 	// name; none: the run sees no MCP server's tool.
 	MCP []MCPServerPin `json:"mcp,omitempty"`
+	// Principal is who started the run, as the NATS server named it
+	// ("nats:ACCOUNT/USER", from Nats-Request-Info), when the engine binds
+	// runs to principals; empty otherwise, and in runs started before
+	// principals were recorded (which no bound caller but an overseer sees).
+	Principal string `json:"principal,omitempty"`
 }
 
 // AdvertisedTool is one entry of an advertised catalogue.

@@ -31,6 +31,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
 	traceContent := fs.Bool("trace-content", false, "record tool-call arguments and results on the trace spans (also STEPGATE_TRACE_CONTENT=true); tracing itself is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set")
+	var bind bindFlags
+	bind.register(fs)
 	var limits stepLimits
 	limits.register(fs)
 	var wf webFlags
@@ -54,6 +56,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *auth != "" && cf.natsURL != "" {
 		return errAuthWithNATS
+	}
+	binding, err := bind.binding()
+	if err != nil {
+		return err
+	}
+	if binding != nil && *auth == "" && cf.natsURL == "" {
+		return errBindWithoutAuth
 	}
 	log := logger(stderr)
 	opts := hostOptions{authFile: *auth, clientOpts: cf.credentials(), dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
@@ -135,7 +144,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
 	defer svcCancel()
-	svcWait, err := serveAPI(svcCtx, nc, host, version(), log)
+	svcWait, err := serveAPIBound(svcCtx, nc, host, version(), log, binding)
 	if err != nil {
 		if metrics != nil {
 			metrics.stop(err)

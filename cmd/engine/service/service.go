@@ -18,6 +18,13 @@ import (
 // await_step hold no slot.
 const maxInFlight = 256
 
+// callerAPI is the API one request is answered through: [commands.Wire],
+// or [commands.Bound] for its caller.
+type callerAPI interface {
+	client.API
+	commands.StepWatcher
+}
+
 // endpoint adapts one command to a JSON request/response handler: it
 // decodes the request body (an invalid one is refused at once) and returns
 // the work that answers it.
@@ -98,7 +105,33 @@ func Names() []string {
 // errors with stable codes. Each endpoint's metadata holds the JSON Schema
 // of its request and of its response (client.Schema).
 func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger) (stop func() error, err error) {
-	api := commands.Wire{Host: h}
+	return serve(ctx, nc, h, version, log, nil)
+}
+
+// ServeBound is [Serve] for a deployment that binds runs to principals:
+// each request is answered as [commands.Bound] answers its caller, the
+// principal the server named in the request's Nats-Request-Info (see
+// [RequestInfoHeader]) with what b lets it oversee. A request without
+// that header (one from a client in the engine's own account) is
+// nobody's: it may start nothing and sees no run (an overseer is named by
+// its principal, so nobody oversees nothing).
+func ServeBound(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger, b Binding) (stop func() error, err error) {
+	return serve(ctx, nc, h, version, log, &b)
+}
+
+// serve is Serve, binding runs when bind is set.
+func serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger, bind *Binding) (stop func() error, err error) {
+	wire := commands.Wire{Host: h}
+	apiFor := func(micro.Request) callerAPI { return wire }
+	if bind != nil {
+		apiFor = func(req micro.Request) callerAPI {
+			c := bind.caller(nats.Header(req.Headers()))
+			if c.Principal == "" {
+				log.Warn("a request without the server's Nats-Request-Info (a client in the engine's own account?): answered as nobody's", "subject", req.Subject())
+			}
+			return commands.Bound{W: wire, Caller: c}
+		}
+	}
 	counts := newStats()
 	svc, err := micro.AddService(nc, micro.Config{
 		Name: client.ServiceName, Version: version,
@@ -127,6 +160,7 @@ func Serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 			)
 			// Decoded here, on micro's handler goroutine, so that an invalid
 			// request is refused through micro (which counts the error).
+			api := apiFor(req)
 			if await {
 				areq, err = DecodeRequest[commands.AwaitRequest](req.Data())
 			} else {

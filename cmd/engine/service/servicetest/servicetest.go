@@ -45,6 +45,16 @@ func Start(extra ...*executor.Tool) (*Engine, error) {
 // its host name defaults to h1 and its output directory to one under the
 // engine's data.
 func StartWith(cfg commands.Config, extra ...*executor.Tool) (*Engine, error) {
+	return startWith(cfg, nil, extra)
+}
+
+// StartBound is [Start] with the service binding runs to principals (see
+// service.ServeBound).
+func StartBound(b service.Binding, extra ...*executor.Tool) (*Engine, error) {
+	return startWith(commands.Config{}, &b, extra)
+}
+
+func startWith(cfg commands.Config, bind *service.Binding, extra []*executor.Tool) (*Engine, error) {
 	dir, err := os.MkdirTemp("", "stepgate-servicetest-")
 	if err != nil {
 		return nil, err
@@ -56,14 +66,14 @@ func StartWith(cfg commands.Config, extra ...*executor.Tool) (*Engine, error) {
 	if cfg.ToolOutputDir == "" {
 		cfg.ToolOutputDir = filepath.Join(dir, "tool-output")
 	}
-	if err := e.start(cfg, extra); err != nil {
+	if err := e.start(cfg, bind, extra); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-func (e *Engine) start(cfg commands.Config, extra []*executor.Tool) error {
+func (e *Engine) start(cfg commands.Config, bind *service.Binding, extra []*executor.Tool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(e.dir, "nats"), Listen: "127.0.0.1:0"})
@@ -95,7 +105,14 @@ func (e *Engine) start(cfg commands.Config, extra []*executor.Tool) error {
 	h := e.Host
 	e.closers = append(e.closers, func() { _ = h.Close() })
 	svcCtx, svcCancel := context.WithCancel(context.Background())
-	wait, err := service.Serve(svcCtx, e.Conn, e.Host, "0.0.0-test", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	serve := service.Serve
+	if bind != nil {
+		serve = func(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger) (func() error, error) {
+			return service.ServeBound(ctx, nc, h, version, log, *bind)
+		}
+	}
+	wait, err := serve(svcCtx, e.Conn, e.Host, "0.0.0-test", log)
 	if err != nil {
 		svcCancel()
 		return fmt.Errorf("serve: %w", err)
