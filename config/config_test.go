@@ -143,6 +143,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`{"tool_output": {"max_lines": 1}}`)
 	f.Add("agents:\n  build:\n    ticket_ttl: 90s\n    permission: { read: ask }\n")
 	f.Add("protected_paths:\n  add: [\"secrets/**\"]\n  remove: [\".git/**\"]\n")
+	f.Add("trusted_projects: [\"~/src/app\", /srv/app, \"/srv/*\", rel]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		file, err := config.Parse("f.yaml", []byte(text), gate.SourceUser)
 		if err != nil {
