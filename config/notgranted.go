@@ -84,11 +84,12 @@ func looserRules(asked, got gate.Ruleset) []Refusal {
 		if a.Rule == nil || a.Rule.Source != gate.SourceProject || a.Effect == g.Effect || a.Effect == gate.Deny {
 			continue
 		}
-		by := "no rule matches"
+		verb := map[gate.Effect]string{gate.Allow: "is allowed", gate.Ask: "asks", gate.Deny: "is denied"}[g.Effect]
+		by := ": no rule matches"
 		if g.Rule != nil {
-			by = fmt.Sprintf("by rule %s (%s)", ruleText(*g.Rule), g.Rule.Source.Label())
+			by = fmt.Sprintf(" by rule %s (%s)", g.Rule, g.Rule.Source.Label())
 		}
-		out = append(out, Refusal{Asked: ruleText(*a.Rule), Got: fmt.Sprintf("%s %s %s: %s", g.Effect, w.Action, strconv.Quote(w.Resource), by)})
+		out = append(out, Refusal{Asked: ruleText(*a.Rule), Got: fmt.Sprintf("%s %s %s%s", w.Action, strconv.Quote(w.Resource), verb, by)})
 	}
 	return out
 }
