@@ -37,9 +37,7 @@ func NotGranted(agent string, layers []*File) []Refusal {
 		return nil
 	}
 	p := layers[len(layers)-1]
-	trusted := *p
-	trusted.trusted = true
-	asked, _ := Resolve(agent, append(layers[:len(layers)-1:len(layers)-1], &trusted))
+	asked, _ := Resolve(agent, append(layers[:len(layers)-1:len(layers)-1], p.TrustProject()))
 	got, ok := Resolve(agent, layers)
 	if !ok {
 		if p.definesAgent(agent) {

@@ -97,3 +97,16 @@ func trusts(dirs []string, location string) bool {
 // trust: its rules narrow only, and so do its agents' ticket_ttl and its
 // tool_output bounds.
 func (f *File) narrows() bool { return f.source == gate.SourceProject && !f.trusted }
+
+// TrustProject returns a copy of f, a project layer, that layers as the
+// user's does — what trusted_projects makes of the project file of a
+// location it names — for a caller that assembles layers itself (see
+// [Resolve]). Any other layer is returned as it is.
+func (f *File) TrustProject() *File {
+	if f.source != gate.SourceProject {
+		return f
+	}
+	t := *f
+	t.trusted = true
+	return &t
+}
