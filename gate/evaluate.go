@@ -73,6 +73,10 @@ func (rs Ruleset) decideIn(action, resource string, absOnly bool) (Decision, boo
 // "Path resources in two forms" (pathforms.go) says; so is a saved
 // approval, which allows when it matches either form.
 //
+// The narrowing rules of configured ([SourceProjectNarrowing]) are decided
+// apart from its other rules, in each form, the stricter holding (see
+// [Evaluate]); a saved approval still beats their ask, never their deny.
+//
 // Then the protections of configured (see [SourceProtected]) raise each
 // resource they cover to ask: no rule, saved approval or agent default lets
 // a protected path be written without a human, and a deny still denies.
