@@ -66,9 +66,15 @@ func NotGranted(agent string, layers []*File) []Refusal {
 	return append(out, looserRules(asked.Rules, got.Rules)...)
 }
 
+// maxWitnesses bounds the requests [NotGranted] tries (each one decided
+// against every rule, twice), so that a project file of many rules cannot
+// make config check run for long.
+const maxWitnesses = 1024
+
 // looserRules are the project rules of asked (the project trusted) that
 // decide a request more loosely than got (the project narrowing) does, at
-// the requests the rules' own patterns name, each request once.
+// the requests the rules' own patterns name, each request once, at most
+// maxWitnesses of them (a last refusal says when more were not tried).
 func looserRules(asked, got gate.Ruleset) []Refusal {
 	var out []Refusal
 	seen := map[[2]string]bool{}
@@ -76,6 +82,9 @@ func looserRules(asked, got gate.Ruleset) []Refusal {
 		key := [2]string{w.Action, w.Resource}
 		if w.Source == gate.SourceProtected || seen[key] {
 			continue
+		}
+		if len(seen) == maxWitnesses {
+			return append(out, Refusal{Asked: "more rules", Got: fmt.Sprintf("not compared: config check tries the first %d requests the rules name", maxWitnesses)})
 		}
 		seen[key] = true
 		a, g := gate.Evaluate(w.Action, w.Resource, asked), gate.Evaluate(w.Action, w.Resource, got)

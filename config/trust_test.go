@@ -229,3 +229,24 @@ func TestTrustedProjectsSyntax(t *testing.T) {
 		t.Errorf("~ without a home: %v", err)
 	}
 }
+
+// NotGranted tries a bounded number of requests: a project file of many
+// rules gets a last line saying the rest were not compared.
+func TestNotGrantedIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("agents:\n  build:\n    permission:\n      bash:\n")
+	for i := range 3000 {
+		b.WriteString("        \"cmd" + strconv.Itoa(i) + " *\": allow\n")
+	}
+	s := newTrustSetup(t, "agents:\n  build:\n    permission: { bash: ask }\n", b.String())
+	e, err := s.l.Check("build", s.loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.NotGranted); n == 0 || n > 1100 || e.NotGranted[n-1].Asked != "more rules" {
+		t.Fatalf("%d refusals, the last %+v; want at most about 1024 and a last one saying more were not compared", n, e.NotGranted[max(n-1, 0)])
+	}
+	if e.NotGranted[0].Got != `bash "cmd0 *" asks by rule bash "*" (user config)` {
+		t.Errorf("first refusal %+v", e.NotGranted[0])
+	}
+}
