@@ -126,10 +126,10 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Version = "dev"
 	}
 	if cfg.Limits.MaxLines == 0 {
-		cfg.Limits.MaxLines = 2000
+		cfg.Limits.MaxLines = config.DefaultMaxLines
 	}
 	if cfg.Limits.MaxBytes == 0 {
-		cfg.Limits.MaxBytes = 51200
+		cfg.Limits.MaxBytes = config.DefaultMaxBytes
 	}
 	if cfg.MaxCalls < 0 || cfg.MaxExecutions < 0 {
 		return nil, fmt.Errorf("commands: max calls %d, max executions %d: must not be negative: %w", cfg.MaxCalls, cfg.MaxExecutions, ErrInvalidRequest)

@@ -104,7 +104,10 @@ func TestLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(user, "agents:\n  build:\n    permission:\n      bash: ask\ntool_output: { max_lines: 500 }\n")
+	// The user's file trusts the project: its layer is one like the user's,
+	// whose allow overrides the user's ask (an untrusted one only narrows:
+	// see trust_test.go).
+	write(user, "agents:\n  build:\n    permission:\n      bash: ask\ntool_output: { max_lines: 500 }\ntrusted_projects: ["+strconv.Quote(loc)+"]\n")
 	write(config.ProjectFile(loc), "agents:\n  build:\n    permission:\n      bash: { \"go test *\": allow }\n")
 	l := config.Loader{UserFile: user}
 	eff, err := l.Effective("build", loc)
@@ -140,6 +143,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`{"tool_output": {"max_lines": 1}}`)
 	f.Add("agents:\n  build:\n    ticket_ttl: 90s\n    permission: { read: ask }\n")
 	f.Add("protected_paths:\n  add: [\"secrets/**\"]\n  remove: [\".git/**\"]\n")
+	f.Add("trusted_projects: [\"~/src/app\", /srv/app, \"/srv/*\", rel]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		file, err := config.Parse("f.yaml", []byte(text), gate.SourceUser)
 		if err != nil {

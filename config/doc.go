@@ -4,7 +4,11 @@
 // (.stepgate/config.yaml in the location). A later layer's rules come after
 // an earlier one's, so under last-match-wins they override it; per-run
 // overrides, which may only narrow, come last (in commands). Every rule
-// keeps its source. Unknown keys and bad values are errors naming the file,
+// keeps its source. A project's layer is the exception: unless the user's
+// file names its location in trusted_projects, it only narrows (see
+// [Resolve]: its rules are gate.SourceProjectNarrowing rules, decided apart,
+// the stricter decision holding), and [NotGranted] says what it asked for
+// and did not get. Unknown keys and bad values are errors naming the file,
 // the line and the key — never silently ignored.
 //
 // Protected paths (protected_paths: {add, remove}; defaults

@@ -22,6 +22,8 @@ type document struct {
 	Notify notifySection `yaml:"notify"`
 	// Operators: the user's file only (see operators.go).
 	Operators operatorsSection `yaml:"operators"`
+	// TrustedProjects: the user's file only (see trust.go).
+	TrustedProjects trustedProjects `yaml:"trusted_projects"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
@@ -43,6 +45,7 @@ func (d *document) apply(f *File) error {
 		f.secretsFile = d.SecretsFile.text
 	}
 	f.operators = append(f.operators, d.Operators.ops...)
+	f.trustedProjects = append(f.trustedProjects, d.TrustedProjects.dirs...)
 	for _, a := range d.Agents {
 		if a.Permission.set { // only rules define an agent, not its ticket_ttl
 			f.Agents[a.name] = append(f.Agents[a.name], a.Permission.rules...)

@@ -48,6 +48,11 @@ type File struct {
 	notify []Webhook
 	// operators are the web app's operators (the user's file only).
 	operators Operators
+	// trustedProjects are the locations whose project file the user's file
+	// trusts (trusted_projects; see trust.go); trusted is set on a project
+	// layer whose location is one of them.
+	trustedProjects []string
+	trusted         bool
 }
 
 // Load reads the file at path as a layer with the given source. A missing

@@ -8,7 +8,7 @@ var interned = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range []string{
 		"*", "text", "media",
-		"allow", "deny", "ask", "default", "user", "project", "saved", "run", "protected",
+		"allow", "deny", "ask", "default", "user", "project", "project_narrowing", "saved", "run", "protected",
 		VerdictAllow, VerdictBlock, VerdictConfirm, VerdictReject,
 		string(KindStart), string(KindCatalog), string(KindDecide), string(KindSettle), string(KindStep),
 		string(KindResolve), string(KindEnd), string(KindGrant), string(KindRecover), string(KindSweep), string(KindRegistry),

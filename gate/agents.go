@@ -8,18 +8,30 @@ import (
 
 // WhollyDenied reports whether rs denies action on every resource, judged by
 // the last rule whose action pattern matches action: it must deny and have a
-// resource pattern made only of '*'. A tool whose action is wholly denied is
-// left out of the catalogue the model sees. An action no rule names is not
-// wholly denied (it asks). Protections are no rules here: they only ask.
+// resource pattern made only of '*'. The narrowing rules are judged apart
+// (see [Evaluate]): the last of them whose action pattern matches action
+// wholly denies it too. A tool whose action is wholly denied is left out of
+// the catalogue the model sees. An action no rule names is not wholly denied
+// (it asks). Protections are no rules here: they only ask.
 func WhollyDenied(action string, rs Ruleset) bool {
-	for i := len(rs) - 1; i >= 0; i-- {
+	var o, n *Rule
+	for i := len(rs) - 1; i >= 0 && (o == nil || n == nil); i-- {
 		r := &rs[i]
-		if r.Source != SourceProtected && Match(r.Action, action) {
-			return r.Effect == Deny && onlyStars(r.Resource)
+		if r.Source == SourceProtected || !Match(r.Action, action) {
+			continue
+		}
+		switch {
+		case r.Source == SourceProjectNarrowing && n == nil:
+			n = r
+		case r.Source != SourceProjectNarrowing && o == nil:
+			o = r
 		}
 	}
-	return false
+	return wholly(o) || wholly(n)
 }
+
+// wholly reports whether r denies every resource.
+func wholly(r *Rule) bool { return r != nil && r.Effect == Deny && onlyStars(r.Resource) }
 
 // onlyStars reports whether the pattern p is one or more '*', matching
 // every string.

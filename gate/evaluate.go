@@ -19,6 +19,8 @@ type Decision struct {
 // list, in order, and the last rule whose action and resource patterns both
 // match decides. When no rule matches, the decision is Ask with a nil Rule.
 //
+// Narrowing rules ([SourceProjectNarrowing]) are a list of their own, and
+// the stricter decision holds (see "Rules that only narrow", narrowonly.go).
 // Protections ([SourceProtected]) take no part in last-match-wins: a
 // decision on a path one of them covers is raised to the protection's effect
 // (ask), and a deny still denies.
@@ -26,12 +28,13 @@ type Decision struct {
 // Evaluate does not allocate (unless a protection reads a path holding
 // "..", which it cleans first).
 func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
-	d := Decision{Effect: Ask, Resource: resource}
+	var o, n *Rule
 	for i := len(rulesets) - 1; i >= 0; i-- {
-		if rd, ok := rulesets[i].decide(action, resource); ok {
-			d = rd
-			break
-		}
+		rulesets[i].scan(action, resource, false, &o, &n)
+	}
+	d, ok := combine(o, n, resource)
+	if !ok {
+		d = Decision{Effect: Ask, Resource: resource}
 	}
 	for _, rs := range rulesets {
 		if d.Effect != Deny {
@@ -41,8 +44,8 @@ func Evaluate(action, resource string, rulesets ...Ruleset) Decision {
 	return d
 }
 
-// decide returns the decision of the last rule of rs that matches, and
-// whether one did.
+// decide returns the decision of the last rule of rs that matches (the
+// narrowing rules apart, see [Evaluate]), and whether one judged.
 func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 	return rs.decideIn(action, resource, false)
 }
@@ -50,20 +53,9 @@ func (rs Ruleset) decide(action, resource string) (Decision, bool) {
 // decideIn is decide among the rules with an absolute resource pattern
 // only, when absOnly (see [AbsolutePattern]).
 func (rs Ruleset) decideIn(action, resource string, absOnly bool) (Decision, bool) {
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := &rs[i]
-		if absOnly && !AbsolutePattern(r.Resource) {
-			continue
-		}
-		if Match(r.Action, action) && Match(r.Resource, resource) && r.Source != SourceProtected {
-			e := r.Effect
-			if !e.Valid() {
-				e = Deny
-			}
-			return Decision{Effect: e, Rule: r, Resource: resource}, true
-		}
-	}
-	return Decision{}, false
+	var o, n *Rule
+	rs.scan(action, resource, absOnly, &o, &n)
+	return combine(o, n, resource)
 }
 
 // EvaluateInput decides a permission request, which may name several
@@ -80,6 +72,10 @@ func (rs Ruleset) decideIn(action, resource string, absOnly bool) (Decision, boo
 // decided in its relative and its absolute form, the stricter holding, as
 // "Path resources in two forms" (pathforms.go) says; so is a saved
 // approval, which allows when it matches either form.
+//
+// The narrowing rules of configured ([SourceProjectNarrowing]) are decided
+// apart from its other rules, in each form, the stricter holding (see
+// [Evaluate]); a saved approval still beats their ask, never their deny.
 //
 // Then the protections of configured (see [SourceProtected]) raise each
 // resource they cover to ask: no rule, saved approval or agent default lets

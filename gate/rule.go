@@ -37,9 +37,12 @@ type Source string
 const (
 	SourceDefault Source = "default" // the built-in agent defaults
 	SourceUser    Source = "user"    // the user's configuration
-	SourceProject Source = "project" // the project's .stepgate/config.yaml
-	SourceSaved   Source = "saved"   // an "always" approval saved for the project
-	SourceRun     Source = "run"     // a per-run override
+	SourceProject Source = "project" // the project's .stepgate/config.yaml, as a layer (a trusted project's)
+	// SourceProjectNarrowing marks a rule of a project file the user's file
+	// does not trust: it may only narrow (see [Evaluate]).
+	SourceProjectNarrowing Source = "project_narrowing"
+	SourceSaved            Source = "saved" // an "always" approval saved for the project
+	SourceRun              Source = "run"   // a per-run override
 	// SourceProtected marks a protection, not an ordinary rule: a path no
 	// rule, saved approval or agent default may allow to be written without
 	// asking (see [MatchPath] and [EvaluateInput]).
@@ -49,7 +52,7 @@ const (
 // Valid reports whether s is one of the Source constants.
 func (s Source) Valid() bool {
 	switch s {
-	case SourceDefault, SourceUser, SourceProject, SourceSaved, SourceRun, SourceProtected:
+	case SourceDefault, SourceUser, SourceProject, SourceProjectNarrowing, SourceSaved, SourceRun, SourceProtected:
 		return true
 	}
 	return false
@@ -66,6 +69,8 @@ func (s Source) Label() string {
 		return "user config"
 	case SourceProject:
 		return "project config"
+	case SourceProjectNarrowing:
+		return "project config, narrows only"
 	case SourceSaved:
 		return "saved approval"
 	case SourceRun:

@@ -34,8 +34,10 @@ const projectText = "agents:\n  build:\n    permission:\n      bash: { \"*\": as
 // back the pinned ruleset rule for rule, overrides and protections kept.
 func TestCandidateOfTheRunsOwnFileIsPinned(t *testing.T) {
 	builtin := config.Builtin("/data/tool-output")
-	user := parse(t, "agents:\n  build:\n    permission:\n      read: { \"secret*\": deny }\n")
-	project := parse(t, projectText)
+	// parse reads both as project files; trusted, each is a layer like the
+	// user's, as a candidate is (an untrusted project's rules narrow only).
+	user := parse(t, "agents:\n  build:\n    permission:\n      read: { \"secret*\": deny }\n").TrustProject()
+	project := parse(t, projectText).TrustProject()
 	override := gate.Rule{Action: "bash", Resource: "rm *", Effect: gate.Deny, Source: gate.SourceRun}
 	started := pinnedBy(t, "build", []*config.File{builtin, user, project}, override)
 	// one file for both layers, the user's rules first

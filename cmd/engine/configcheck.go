@@ -16,8 +16,9 @@ import (
 
 // runConfig is `engine config check [--location DIR] [--agent NAME]`: read
 // every layer, report the first error with file:line and key (exit 1), or
-// print the effective ruleset with each rule's source and the location's
-// MCP servers (secrets as their references).
+// print the effective ruleset with each rule's source, whether the project
+// file is trusted and what it asked for and was not granted, and the
+// location's MCP servers (secrets as their references).
 func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "check" {
 		return usageError{"engine config: the only subcommand is check"}
@@ -35,7 +36,7 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	l := loader(*data)
-	eff, err := l.Effective(*agent, loc)
+	eff, err := l.Check(*agent, loc)
 	if err != nil {
 		return err
 	}
@@ -47,6 +48,12 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "agent %s in %s\n", eff.Agent, loc)
 	for _, f := range eff.Files {
 		fmt.Fprintf(stdout, "  file %s\n", f)
+	}
+	switch eff.ProjectLayer {
+	case "trusted":
+		fmt.Fprintf(stdout, "  project trusted: its location is in the user's trusted_projects\n")
+	case "narrowing":
+		fmt.Fprintf(stdout, "  project narrows only: its location is not in the user's trusted_projects\n")
 	}
 	for _, r := range eff.Rules {
 		ttl := ""
@@ -60,6 +67,9 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if eff.MaxLines > 0 || eff.MaxBytes > 0 {
 		fmt.Fprintf(stdout, "  tool_output max_lines %d max_bytes %d\n", eff.MaxLines, eff.MaxBytes)
+	}
+	for _, r := range eff.NotGranted {
+		fmt.Fprintf(stdout, "  not granted: %s (project config): %s\n", r.Asked, r.Got)
 	}
 	printMCPServers(stdout, eff.MCPServers)
 	return nil
