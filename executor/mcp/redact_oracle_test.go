@@ -28,15 +28,31 @@ func forms(secret string) map[string]string {
 
 // leaks names the forms of secret found in out, and "embedded base64"
 // when some run of base64 in out, decoded at any alignment, holds the
-// secret less two bytes at each end (a secret of 8 bytes or more).
+// secret (of 8 bytes or more: shorter ones are matched only when they are
+// encoded alone or at the end).
 func leaks(out, secret string) []string {
+	return leaksOf(out, secret, secret)
+}
+
+// leaksStrict is leaks, "embedded base64" reported already when a decoded
+// run holds the secret less two bytes at each end (a secret of 8 bytes or
+// more), for texts whose other bytes share nothing with the secret.
+func leaksStrict(out, secret string) []string {
+	if len(secret) < 8 {
+		return leaks(out, secret)
+	}
+	return leaksOf(out, secret, secret[2:len(secret)-2])
+}
+
+func leaksOf(out, secret, mid string) []string {
 	var found []string
 	for name, f := range forms(secret) {
 		if strings.Contains(out, f) {
 			found = append(found, name)
 		}
 	}
-	if len(secret) >= 8 && base64Holds(out, secret[2:len(secret)-2]) {
+	if len(secret) >= 8 && base64Holds(out, mid) { // shorter ones are found only encoded alone
+
 		found = append(found, "embedded base64")
 	}
 	return found

@@ -164,7 +164,7 @@ func longestSuffixAtStart(text string, needles []needle) int {
 	best := 0
 	for _, n := range needles {
 		head := text[:min(len(text), len(n.s))]
-		best = max(best, overlap(reverse(n.s), reverse(head)))
+		best = max(best, overlap(reverse(head), reverse(n.s)))
 	}
 	return best
 }

@@ -74,6 +74,12 @@ func TestStderrRedactsSecretsInFragments(t *testing.T) {
 	if got := logLines(t, s, "plain line\n"+cut+"yyyyyyyyyyyy\n", 5); len(got) != 2 || got[0] != "plain line" || got[1] != strings.Repeat("y", maxStderrLine) {
 		t.Fatalf("lines without the secret: %q", got)
 	}
+	// What is not the secret stays, beside it and after it.
+	got := logLines(t, s, "TOKEN="+s[:9]+"\n"+s[9:]+" ok\n"+"token "+s[:len(s)-1]+"\nenviron (base64) c2c\n", 3)
+	want := []string{"TOKEN=[redacted]", "[redacted] ok", "token [redacted]", "environ (base64) c2c"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("logged %q, want %q", got, want)
+	}
 }
 
 func chunks(s string, n int) []string {
