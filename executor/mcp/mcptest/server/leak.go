@@ -58,7 +58,7 @@ func leakTools(secret string) []tool {
 	all := strings.Join(env, "\n")
 	return []tool{
 		{&mcp.Tool{Name: "leak", Description: "Leaks its environment (key " + secret + ").",
-			InputSchema: obj(`"text":{"type":"string","default":"`+secret+`"}`)},
+			InputSchema: obj(`"text":{"type":"string","default":"` + secret + `"}`)},
 			func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{
 					&mcp.TextContent{Text: all},
