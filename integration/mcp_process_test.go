@@ -230,7 +230,7 @@ func TestMCPSecretsNeverStored(t *testing.T) {
 	if !bytes.Contains(log, []byte("level=DEBUG")) && !bytes.Contains(log, []byte("level=INFO")) {
 		t.Errorf("the engine's log is not at debug level:\n%s", log)
 	}
-	if !bytes.Contains(log, []byte("(split over two lines)")) || !bytes.Contains(log, []byte("environ (base64)")) {
+	if !bytes.Contains(log, []byte("(split over two lines)")) || !bytes.Contains(log, []byte("# environ (base64)")) || !bytes.Contains(log, []byte("token [redacted]")) {
 		t.Errorf("the leaking server's stderr is not in the engine's log:\n%s", log)
 	}
 	t.Logf("scanned %d messages, %d files under the data directory, %d bytes of the engine's log", msgs, files, len(log))
@@ -252,8 +252,8 @@ func engineOut(t *testing.T, env []string, args ...string) []byte {
 
 // secretForms names the forms of secret found in b: the secret, its hex
 // (either case), its base64 (standard or URL-safe) alone or inside longer
-// encoded text at each of the three alignments, its percent- and JSON
-// escapings.
+// encoded text at each of the three alignments, its percent-escapings, and
+// any 8 bytes of it.
 func secretForms(secret string, b []byte) []string {
 	forms := map[string]string{
 		"plaintext": secret, "hex": hex.EncodeToString([]byte(secret)), "HEX": strings.ToUpper(hex.EncodeToString([]byte(secret))),
@@ -270,6 +270,14 @@ func secretForms(secret string, b []byte) []string {
 	for name, f := range forms {
 		if bytes.Contains(b, []byte(f)) {
 			found = append(found, name)
+		}
+	}
+	// A fragment: 8 bytes of the secret's random part (its first 10 bytes
+	// are the fixed "sg-secret-"), as a server prints it split or cut.
+	for i := 10; i+8 <= len(secret); i++ {
+		if bytes.Contains(b, []byte(secret[i:i+8])) {
+			found = append(found, "a fragment from byte "+strconv.Itoa(i))
+			break
 		}
 	}
 	return found

@@ -38,7 +38,7 @@ func leakStderr(name, secret string) {
 		strings.Join(strings.Split(secret, ""), "\n"),
 		strings.Repeat("y", 1024-7) + secret + " (cut at 1 KiB)",
 		"token " + secret[:len(secret)-1],
-		"environ (base64) " + b64,
+		"# environ (base64) " + b64,
 		strings.Join(wrapped, "\n"),
 		"hex " + hex.EncodeToString([]byte(secret)),
 	} {
