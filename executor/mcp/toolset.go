@@ -75,7 +75,11 @@ func (c *Client) toolSet(s *session, listed []*sdk.Tool) (ToolSet, error) {
 	conv, skipped := Convert(c.name, s.srv.Trust, redacted, c.opts.MaxDescription)
 	set := ToolSet{Server: c.name, Phase: Ready, Skipped: skipped}
 	for _, cv := range conv {
-		t, err := executor.NewRaw(cv.Descriptor, c.handler(remote[cv.Remote]))
+		name, ok := remote[cv.Remote]
+		if !ok {
+			name = cv.Remote
+		}
+		t, err := executor.NewRaw(cv.Descriptor, c.handler(name))
 		if err != nil { // Convert validated the descriptor; kept as a guard
 			set.Skipped = append(set.Skipped, Skipped{Remote: cv.Remote, Name: cv.Descriptor.Name, Reason: oneLine(err.Error())})
 			continue
