@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -132,12 +135,16 @@ func TestMCPSecretsNeverStored(t *testing.T) {
 	secret := "sg-secret-" + hex.EncodeToString(buf)
 	bin := mcpBin(t)
 	srvMCP := bin.StartHTTP(t, "", mcptest.Flags{Auth: "Bearer " + secret})
+	_, _ = rand.Read(buf)
+	opToken := "sgop_" + hex.EncodeToString(buf)
+	opSum := sha256.Sum256([]byte(opToken))
 	env := []string{"STEPGATE_LOG_LEVEL=debug", "STEPGATE_TEST_TOKEN=" + secret,
-		xdgConfig(t, "agents:\n  build:\n    permission:\n      \"*\": allow\n"+
+		xdgConfig(t, "operators: {ops: {token_sha256: \""+hex.EncodeToString(opSum[:])+"\"}}\n"+
+			"agents:\n  build:\n    permission:\n      \"*\": allow\n"+
 			"mcp:\n  test:\n    url: "+strconv.Quote(srvMCP.URL)+"\n    headers: {Authorization: \"Bearer secret://STEPGATE_TEST_TOKEN\"}\n"+
 			"  leak:\n    command: "+yamlList(bin.Command(mcptest.Flags{Leak: "LEAK_TOKEN"}))+"\n    env: {LEAK_TOKEN: \"secret://STEPGATE_TEST_TOKEN\"}\n")}
-	data, addr, ws := t.TempDir(), freeAddr(t), t.TempDir()
-	srv := serveEnv(t, env, "--data", data, "--listen", addr, "--host", "proc")
+	data, addr, ws, web := t.TempDir(), freeAddr(t), t.TempDir(), freeAddr(t)
+	srv := serveEnv(t, env, "--data", data, "--listen", addr, "--host", "proc", "--http", web)
 	nc, err := nats.Connect("nats://" + addr)
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +179,9 @@ func TestMCPSecretsNeverStored(t *testing.T) {
 		for _, form := range secretForms(secret, b) {
 			t.Errorf("the secret (%s) is in %s", form, where)
 		}
+	}
+	for _, path := range []string{"/api/runs", "/api/runs/" + info.Run, "/report/" + info.Run} {
+		hits("GET "+path, webGet(t, "http://"+web+path, opToken))
 	}
 	hits("the replies to start_run and submit_step", replies.Bytes())
 	hits("the run show answers", shown)
@@ -234,6 +244,27 @@ func TestMCPSecretsNeverStored(t *testing.T) {
 		t.Errorf("the leaking server's stderr is not in the engine's log:\n%s", log)
 	}
 	t.Logf("scanned %d messages, %d files under the data directory, %d bytes of the engine's log", msgs, files, len(log))
+}
+
+// webGet is the body of a GET of the web app as a signed-in operator; it
+// fails the test unless the answer is 200.
+func webGet(t *testing.T, u, token string) []byte {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v\n%s", u, res.StatusCode, err, b)
+	}
+	return b
 }
 
 // engineOut runs an engine verb with env and returns its stdout.
