@@ -175,7 +175,7 @@ func (m *mcpHosts) resolve(ctx context.Context, srv config.MCPServer, dir string
 		return mcp.Server{}, err
 	}
 	return mcp.Server{Name: srv.Name, Command: srv.Command, Env: rs.Env(), Dir: dir,
-		URL: srv.URL, Headers: rs.Headers(), Trust: srv.Trust}, nil
+		URL: srv.URL, Headers: rs.Headers(), Secrets: rs.Secrets(), Trust: srv.Trust}, nil
 }
 
 // changed handles a tool set a supervisor reports. Ready: the set is

@@ -20,6 +20,7 @@ type ResolvedServer struct {
 	Config  MCPServer
 	env     map[string]string
 	headers map[string]string
+	secrets []string
 }
 
 // ResolveServer resolves srv's env and headers into a ResolvedServer, at
@@ -29,23 +30,23 @@ func (s *Secrets) ResolveServer(ctx context.Context, srv MCPServer) (ResolvedSer
 	var file map[string]string
 	out := ResolvedServer{Config: srv}
 	var err error
-	if out.env, err = s.resolveMap(ctx, srv.Name, "env", srv.Env, &file); err != nil {
+	if out.env, err = s.resolveMap(ctx, srv.Name, "env", srv.Env, &file, &out.secrets); err != nil {
 		return ResolvedServer{Config: srv}, err
 	}
-	if out.headers, err = s.resolveMap(ctx, srv.Name, "headers", srv.Headers, &file); err != nil {
+	if out.headers, err = s.resolveMap(ctx, srv.Name, "headers", srv.Headers, &file, &out.secrets); err != nil {
 		return ResolvedServer{Config: srv}, err
 	}
 	return out, nil
 }
 
 // resolveMap resolves each value of m, in key order.
-func (s *Secrets) resolveMap(ctx context.Context, server, what string, m map[string]string, file *map[string]string) (map[string]string, error) {
+func (s *Secrets) resolveMap(ctx context.Context, server, what string, m map[string]string, file *map[string]string, found *[]string) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v, err := s.resolve(ctx, m[k], file)
+		v, err := s.resolve(ctx, m[k], file, found)
 		if err != nil {
 			return nil, fmt.Errorf("MCP server %s: %s %s: %w", server, what, k, err)
 		}
@@ -59,6 +60,12 @@ func (r ResolvedServer) Env() map[string]string { return maps.Clone(r.env) }
 
 // Headers are the resolved headers to send to an HTTP server (a copy).
 func (r ResolvedServer) Headers() map[string]string { return maps.Clone(r.headers) }
+
+// Secrets are the secrets resolved into Env and Headers: each reference's
+// value, and each whole value that holds a reference and more text
+// ("Bearer <token>"), in key order (a copy). Values written as is are not
+// secrets: `engine config check` prints them.
+func (r ResolvedServer) Secrets() []string { return slices.Clone(r.secrets) }
 
 // String names the server and how it is reached, with its references as
 // written.

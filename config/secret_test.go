@@ -162,6 +162,12 @@ func TestResolvedServerRedacts(t *testing.T) {
 	if got := ht.Headers()["Authorization"]; got != "Bearer header-plaintext-3" {
 		t.Errorf("header %q", got)
 	}
+	if d := cmp.Diff([]string{"env-plaintext-1", "file-plaintext-2", "x-file-plaintext-2"}, st.Secrets()); d != "" {
+		t.Errorf("the stdio server's secrets, what its redactor removes (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"header-plaintext-3", "Bearer header-plaintext-3"}, ht.Secrets()); d != "" {
+		t.Errorf("the HTTP server's secrets (-want +got):\n%s", d)
+	}
 	if byName["st"].Env["A"] != "secret://SG_TEST_ENV_SECRET" {
 		t.Errorf("resolving changed the configured server: %v", byName["st"].Env)
 	}

@@ -78,11 +78,13 @@ func (l Loader) Secrets() (*Secrets, error) {
 // names the first reference that cannot be resolved.
 func (s *Secrets) Resolve(ctx context.Context, v string) (string, error) {
 	var file map[string]string
-	return s.resolve(ctx, v, &file)
+	return s.resolve(ctx, v, &file, nil)
 }
 
 // resolve is Resolve reading the secrets file at most once into *file.
-func (s *Secrets) resolve(ctx context.Context, v string, file *map[string]string) (string, error) {
+// Each secret it puts in, and the whole value when it holds more than a
+// secret, are appended to *found (when found is not nil).
+func (s *Secrets) resolve(ctx context.Context, v string, file *map[string]string, found *[]string) (string, error) {
 	refs, err := SecretRefs(v)
 	if err != nil {
 		return "", &SecretError{Ref: SecretPrefix, Reason: err.Error()}
@@ -103,8 +105,14 @@ func (s *Secrets) resolve(ctx context.Context, v string, file *map[string]string
 		b.WriteString(v[last:r.Start])
 		b.WriteString(val)
 		last = r.End
+		if found != nil {
+			*found = append(*found, val)
+		}
 	}
 	b.WriteString(v[last:])
+	if found != nil && b.Len() > 0 && (len(refs) > 1 || refs[0].Start > 0 || refs[0].End < len(v)) {
+		*found = append(*found, b.String())
+	}
 	return b.String(), nil
 }
 

@@ -61,10 +61,12 @@ type Client struct {
 	state State
 }
 
-// session is one live connection and what it was resolved from.
+// session is one live connection, what it was resolved from and the
+// redactor of its secrets.
 type session struct {
 	cs  *sdk.ClientSession
 	srv Server
+	red *Redactor
 }
 
 // NewClient returns a client for the server configured under name; the
@@ -149,11 +151,15 @@ func (c *Client) open(ctx context.Context) (*session, error) {
 	if err := srv.Validate(); err != nil {
 		return nil, err
 	}
-	cs, err := connect(cctx, srv, c.log, c.opts.KeepAlive, c.listChanged)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrUnavailable, srv.scrub(err.Error()))
+	red := srv.Redactor()
+	if n := red.Short(); n > 0 {
+		c.log.Warn("mcp: secrets shorter than 4 bytes are not redacted from what the server returns or prints", "count", n)
 	}
-	return &session{cs: cs, srv: srv}, nil
+	cs, err := connect(cctx, srv, red, c.log, c.opts.KeepAlive, c.listChanged)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, red.Redact(err.Error()))
+	}
+	return &session{cs: cs, srv: srv, red: red}, nil
 }
 
 // serve lists the tools, hands them over and follows the connection until it
@@ -177,7 +183,7 @@ func (c *Client) serve(ctx context.Context, s *session) error {
 			if err == nil {
 				err = errors.New("connection closed")
 			}
-			return fmt.Errorf("%w: %s", ErrUnavailable, s.srv.scrub(err.Error()))
+			return fmt.Errorf("%w: %s", ErrUnavailable, s.red.Redact(err.Error()))
 		case <-c.changed:
 			if err := c.list(ctx, s); err != nil {
 				return err
@@ -194,11 +200,11 @@ func (c *Client) list(ctx context.Context, s *session) error {
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(lctx, nil) {
 		if err != nil {
-			return fmt.Errorf("%w: listing tools: %s", ErrUnavailable, s.srv.scrub(err.Error()))
+			return fmt.Errorf("%w: listing tools: %s", ErrUnavailable, s.red.Redact(err.Error()))
 		}
 		tools = append(tools, t)
 	}
-	set, err := c.toolSet(s.srv, tools)
+	set, err := c.toolSet(s, tools)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func TestHTTPServerKilledThenBack(t *testing.T) {
 
 func TestServerNeverPrintsItsSecrets(t *testing.T) {
 	s := mcp.Server{Name: "s", URL: "https://h.invalid/mcp?key=" + token, Headers: map[string]string{"Authorization": "Bearer " + token},
-		Env: map[string]string{"API_KEY": token}, Redact: []string{token}}
+		Env: map[string]string{"API_KEY": token}, Secrets: []string{token, "Bearer " + token}}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("connect", "server", s)
 	js, err := json.Marshal(map[string]any{"s": s})

@@ -15,7 +15,7 @@ import (
 func TestStderrIsBoundedAndScrubbed(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	w := &stderrLog{log: log, server: Server{Name: "s", Env: map[string]string{"TOKEN": "tok-secret-99"}}}
+	w := newStderrLog(log, "s", NewRedactor([]string{"tok-secret-99"}))
 	_, _ = w.Write([]byte("starting with tok-secret-99\n" + strings.Repeat("y", 5000) + "\npartial "))
 	_, _ = w.Write([]byte("line\n"))
 	for range maxStderrLines + 50 {

@@ -20,10 +20,11 @@ import (
 )
 
 // Server is one MCP server as resolved for a connection: secrets already
-// materialized into Env and Headers. Exactly one of Command and URL is set.
-// A Server never prints its Env or Headers values: String, Format and
-// LogValue show their names only, and no error of this package includes
-// them.
+// materialized into Env and Headers, and listed in Secrets. Exactly one of
+// Command and URL is set. A Server never prints its Env or Headers values:
+// String, Format and LogValue show their names only; and the secrets, in
+// their common encodings too, are redacted from everything the server
+// returns or prints (see [Redactor]).
 type Server struct {
 	// Name is the server's configured name, ^[A-Za-z][A-Za-z0-9_-]{0,31}$.
 	Name string
@@ -44,10 +45,12 @@ type Server struct {
 	// classes from readOnlyHint and idempotentHint); an untrusted server's
 	// tools are all side_effecting.
 	Trust bool
-	// Redact lists further values (resolved secrets in Command or URL, say)
-	// to scrub from errors and logged stderr, beside every Env and Headers
-	// value.
-	Redact []string
+	// Secrets are the resolved secrets among the Env and Headers values
+	// (each secret, and each whole value that holds one): what the
+	// connection's [Redactor] removes from the server's results, tool
+	// listings, errors and stderr. A value configured as is, not by
+	// reference, is configuration, not a secret.
+	Secrets []string
 }
 
 var serverName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
@@ -125,31 +128,14 @@ func (s Server) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// minRedact is the shortest value scrubbed: shorter ones ("1", "on") would
-// blank out ordinary text and are not secrets worth the name.
-const minRedact = 4
+// Redactor is the redactor of s's secrets.
+func (s Server) Redactor() *Redactor { return NewRedactor(s.Secrets) }
 
-// secrets returns every value to scrub, longest first.
-func (s Server) secrets() []string {
-	var out []string
-	for _, v := range slices.Concat(slices.Collect(maps.Values(s.Env)), slices.Collect(maps.Values(s.Headers)), s.Redact) {
-		if len(v) >= minRedact {
-			out = append(out, v)
-			// A header value is often a scheme and a token: the token
-			// alone may be echoed too.
-			if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= minRedact {
-				out = append(out, tok)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(out)
-}
-
-// scrub replaces every secret value in text with [redacted].
+// scrub redacts s's secrets from text; for the rare printing of a Server
+// (a connection keeps its Redactor).
 func (s Server) scrub(text string) string {
-	for _, v := range s.secrets() {
-		text = strings.ReplaceAll(text, v, "[redacted]")
+	if len(s.Secrets) == 0 {
+		return text
 	}
-	return text
+	return s.Redactor().Redact(text)
 }

@@ -67,12 +67,19 @@ func Scope(server string, descs []descriptor.Descriptor) string {
 	return "mcp-" + server + "-" + hex.EncodeToString(h.Sum(nil))[:scopeDigestLen]
 }
 
-// toolSet converts a listing into tools calling through c.
-func (c *Client) toolSet(srv Server, listed []*sdk.Tool) (ToolSet, error) {
-	conv, skipped := Convert(c.name, srv.Trust, listed, c.opts.MaxDescription)
+// toolSet converts a listing into tools calling through c, the listing
+// redacted first: names, descriptions and schemas reach the registry, the
+// log and `engine mcp ls`.
+func (c *Client) toolSet(s *session, listed []*sdk.Tool) (ToolSet, error) {
+	redacted, remote := s.red.redactTools(listed)
+	conv, skipped := Convert(c.name, s.srv.Trust, redacted, c.opts.MaxDescription)
 	set := ToolSet{Server: c.name, Phase: Ready, Skipped: skipped}
 	for _, cv := range conv {
-		t, err := executor.NewRaw(cv.Descriptor, c.handler(cv.Remote))
+		name, ok := remote[cv.Remote]
+		if !ok {
+			name = cv.Remote
+		}
+		t, err := executor.NewRaw(cv.Descriptor, c.handler(name))
 		if err != nil { // Convert validated the descriptor; kept as a guard
 			set.Skipped = append(set.Skipped, Skipped{Remote: cv.Remote, Name: cv.Descriptor.Name, Reason: oneLine(err.Error())})
 			continue
@@ -101,9 +108,9 @@ func (c *Client) handler(remote string) executor.RawHandler {
 		}
 		res, err := MapResult(r)
 		if err != nil {
-			return executor.ErrorResult(fmt.Sprintf("MCP server %s returned an invalid result: %s", c.name, s.srv.scrub(err.Error()))), nil
+			return executor.ErrorResult(fmt.Sprintf("MCP server %s returned an invalid result: %s", c.name, s.red.Redact(err.Error()))), nil
 		}
-		return res, nil
+		return s.red.RedactResult(res), nil
 	}
 }
 
@@ -124,8 +131,8 @@ func (c *Client) callError(ctx context.Context, s *session, err error) string {
 		return "Tool call was cancelled: " + ctx.Err().Error()
 	}
 	if we, ok := errors.AsType[*jsonrpc.Error](err); ok && we.Code != codeRejected && we.Code != codeServerClosing && we.Code != codeClientClosing {
-		return fmt.Sprintf("MCP server %s refused the call: %s", c.name, s.srv.scrub(oneLine(we.Message)))
+		return fmt.Sprintf("MCP server %s refused the call: %s", c.name, s.red.Redact(oneLine(we.Message)))
 	}
 	go func() { _ = s.cs.Close() }()
-	return Unavailable(c.name, s.srv.scrub(oneLine(err.Error())))
+	return Unavailable(c.name, s.red.Redact(oneLine(err.Error())))
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,25 +9,19 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Bounds on what a stdio server's stderr may put in the log.
-const (
-	maxStderrLine  = 1024 // bytes of one line kept
-	maxStderrLines = 200  // lines logged per connection; the rest are counted
-)
-
-// transport returns the SDK transport for s.
-func transport(s Server, log *slog.Logger) sdk.Transport {
+// transport returns the SDK transport for s; a stdio server's stderr is
+// logged through red.
+func transport(s Server, log *slog.Logger, red *Redactor) sdk.Transport {
 	if len(s.Command) > 0 {
 		cmd := exec.Command(s.Command[0], s.Command[1:]...)
 		cmd.Env = environ(s.Env)
 		cmd.Dir = s.Dir
-		cmd.Stderr = &stderrLog{log: log, server: s}
+		cmd.Stderr = newStderrLog(log, s.Name, red)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
 	return &sdk.StreamableClientTransport{
@@ -80,57 +73,13 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// stderrLog writes a stdio server's stderr to the log at debug level, a
-// line at a time, each line cut at maxStderrLine bytes and scrubbed of the
-// server's secret values, at most maxStderrLines lines per connection.
-type stderrLog struct {
-	log     *slog.Logger
-	server  Server
-	mu      sync.Mutex
-	partial []byte
-	lines   int
-}
-
-// Write logs the complete lines in p; it never fails, so the server is
-// never blocked on its stderr.
-func (w *stderrLog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			room := maxStderrLine - len(w.partial)
-			w.partial = append(w.partial, p[:min(len(p), max(room, 0))]...)
-			break
-		}
-		room := maxStderrLine - len(w.partial)
-		w.partial = append(w.partial, p[:min(i, max(room, 0))]...)
-		w.emit()
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-func (w *stderrLog) emit() {
-	line := string(w.partial)
-	w.partial = w.partial[:0]
-	w.lines++
-	switch {
-	case w.lines <= maxStderrLines:
-		w.log.Debug("mcp: server stderr", "server", w.server.Name, "line", w.server.scrub(line))
-	case w.lines == maxStderrLines+1:
-		w.log.Debug("mcp: server stderr: further lines are not logged", "server", w.server.Name)
-	}
-}
-
 // connect opens a session to s. onChange is called (on the SDK's goroutine,
 // so it must not block) when the server says its tool list changed.
-func connect(ctx context.Context, s Server, log *slog.Logger, keepAlive time.Duration, onChange func()) (*sdk.ClientSession, error) {
+func connect(ctx context.Context, s Server, red *Redactor, log *slog.Logger, keepAlive time.Duration, onChange func()) (*sdk.ClientSession, error) {
 	c := sdk.NewClient(&sdk.Implementation{Name: "stepgate", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { onChange() },
 		KeepAlive:              keepAlive,
 		Capabilities:           &sdk.ClientCapabilities{},
 	})
-	return c.Connect(ctx, transport(s, log), nil)
+	return c.Connect(ctx, transport(s, log, red), nil)
 }

@@ -45,6 +45,7 @@ type Flags struct {
 	Calls     string // file to append one line per executed call to
 	Auth      string // Authorization header value the HTTP server requires
 	ToolsFile string // file naming the tool set (v1, v2, invalid), watched
+	Leak      string // environment variable whose secret the server leaks (see the server's leak.go)
 }
 
 func (f Flags) args() []string {
@@ -57,6 +58,9 @@ func (f Flags) args() []string {
 	}
 	if f.ToolsFile != "" {
 		out = append(out, "--tools-file", f.ToolsFile)
+	}
+	if f.Leak != "" {
+		out = append(out, "--leak", f.Leak)
 	}
 	return out
 }

@@ -14,6 +14,9 @@
 //	pid        {}            its process id
 //	environ    {}            the names of its environment variables, sorted
 //
+// With --leak VAR (see leak.go) it also leaks the secret in VAR: on its
+// stderr at start-up, and through the tools leak and leak_error.
+//
 // Set "v2" (see --tools-file) replaces danger_rm with added; set "invalid"
 // adds tools the engine must skip. Every executed call appends one line,
 // "<tool> <arguments>", to the --calls file; --auth makes the HTTP server
@@ -41,11 +44,19 @@ func main() {
 	calls := flag.String("calls", os.Getenv("MCPTEST_CALLS"), "append one line per executed call to this file")
 	auth := flag.String("auth", os.Getenv("MCPTEST_AUTH"), "require this Authorization header value (HTTP)")
 	toolsFile := flag.String("tools-file", os.Getenv("MCPTEST_TOOLS_FILE"), "a file naming the tool set (v1, v2, invalid); watched")
+	leak := flag.String("leak", "", "leak the secret in this environment variable: on stderr and through the tools leak and leak_error")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ts := &testServer{calls: *calls}
+	if *leak != "" {
+		ts.leak = os.Getenv(*leak)
+		if len(ts.leak) < 2 {
+			log.Fatalf("--leak %s: the variable holds no secret", *leak)
+		}
+		leakStderr(*leak, ts.leak)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "stepgate-mcptest", Version: "1"}, nil)
 	ts.apply(srv, readSet(*toolsFile))
 	if *toolsFile != "" {

@@ -14,9 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// testServer holds what the tools share: the calls file.
+// testServer holds what the tools share: the calls file, and the secret
+// the leak mode gives away.
 type testServer struct {
 	calls string
+	leak  string
 	mu    sync.Mutex
 }
 
@@ -129,6 +131,9 @@ func (ts *testServer) tools(set string) []tool {
 				slices.Sort(names)
 				return textResult(strings.Join(names, "\n")), nil
 			}},
+	}
+	if ts.leak != "" {
+		v1 = append(v1, leakTools(ts.leak)...)
 	}
 	switch set {
 	case "v2":
