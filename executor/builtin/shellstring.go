@@ -79,6 +79,7 @@ func (s *shellScanner) shellString(str string, lang syntax.LangVariant, level in
 	s.out.writes = append(s.out.writes, sub.writes...)
 	s.out.asks = append(s.out.asks, sub.asks...)
 	s.out.changesDir = s.out.changesDir || sub.changesDir
+	s.out.readsFile = s.out.readsFile || sub.readsFile
 }
 
 func (s *shellScanner) subAnalysis(str string, lang syntax.LangVariant, level int) *shellAnalysis {
