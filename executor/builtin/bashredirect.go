@@ -1,6 +1,9 @@
 package builtin
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -55,6 +58,11 @@ func bashRequests(c executor.Call, command string, dir executor.Path) []descript
 			}) {
 				reqs = append(reqs, r)
 			}
+		}
+	}
+	for _, w := range a.gitRepos {
+		if _, err := os.Lstat(filepath.Join(dir.Real, w)); a.changesDir || err == nil || !errors.Is(err, fs.ErrNotExist) {
+			asks = true // a local repository, not (only) a remote's name
 		}
 	}
 	if asks {

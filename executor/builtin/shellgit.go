@@ -28,9 +28,11 @@ func init() {
 }
 
 // gitGlobalFlags are git's options before the subcommand that take no
-// argument and run nothing.
+// argument and run nothing. Not --bare: it names the working directory as
+// a repository explicitly, so safe.bareRepository lets git obey a bare
+// repository's configuration there (a textconv a model wrote).
 var gitGlobalFlags = map[string]bool{
-	"-p": true, "--paginate": true, "-P": true, "--no-pager": true, "--bare": true,
+	"-p": true, "--paginate": true, "-P": true, "--no-pager": true,
 	"--no-replace-objects": true, "--literal-pathspecs": true, "--glob-pathspecs": true,
 	"--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-optional-locks": true,
 	"--no-advice": true, "--version": true, "--help": true, "-h": true, "--html-path": true,
@@ -42,9 +44,11 @@ var gitGlobalFlags = map[string]bool{
 // alias.x=!…), --exec-path=DIR, another repository (-C, --git-dir,
 // --work-tree: its hooks and configuration), an unknown subcommand (an
 // alias or a git-NAME program), the options of a subcommand that name a
-// program (rebase --exec, grep -O, --upload-pack, --receive-pack, …), bisect
-// run, submodule foreach, and git config that is not a read. Every word must
-// be a literal: an expansion could become any of these.
+// program, hook, template, configuration or repository (gitOptions: clone
+// -c, rebase --exec, grep -O, --upload-pack, …, in every form git reads),
+// a local repository or remote helper named as a remote (gitRepoArgs),
+// bisect run, submodule foreach, and git config that is not a read. Every
+// word must be a literal: an expansion could become any of these.
 func (s *shellScanner) git(args []*syntax.Word, end int) {
 	vals, ok := literals(args)
 	if !ok {
@@ -70,16 +74,22 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 		s.out.ask("git " + sub + ": an alias or an external git command")
 		return
 	}
+	if strings.Contains(strings.Join(rest, " "), "ext::") {
+		s.out.ask("git's ext:: transport")
+		return
+	}
+	if reason := gitOptionAsk(sub, rest); reason != "" {
+		s.out.ask(reason)
+		return
+	}
+	reason, words := gitRepoArgs(sub, rest)
+	if reason != "" {
+		s.out.ask(reason)
+		return
+	}
+	s.out.gitRepos = append(s.out.gitRepos, words...)
 	for j, v := range rest {
 		opt, val, eq := strings.Cut(v, "=")
-		if strings.Contains(v, "ext::") {
-			s.out.ask("git's ext:: transport")
-			return
-		}
-		if reason := gitExecOption(sub, opt, v); reason != "" {
-			s.out.ask(reason)
-			return
-		}
 		if sub == "archive" && (opt == "-o" || opt == "--output") {
 			if eq {
 				s.out.writes = append(s.out.writes, val)
@@ -115,23 +125,6 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 			s.out.ask("git config that writes or edits")
 		}
 	}
-}
-
-// gitExecOption returns why an option of subcommand sub runs a program, or "".
-func gitExecOption(sub, opt, v string) string {
-	switch opt {
-	case "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv":
-		return "git " + sub + " " + opt
-	}
-	switch {
-	case sub == "rebase" && strings.HasPrefix(v, "-x"):
-		return "git rebase -x"
-	case sub == "grep" && strings.HasPrefix(v, "-O"):
-		return "git grep -O"
-	case sub == "clone" && strings.HasPrefix(v, "-u"):
-		return "git clone -u"
-	}
-	return ""
 }
 
 // gitConfigReads reports a git config invocation that only reads: a

@@ -34,6 +34,10 @@ type shellAnalysis struct {
 	// write to a standard stream's name (/dev/stdin, /dev/fd/N) would then
 	// reopen that file, which no edit request judged, for writing.
 	readsFile bool
+	// gitRepos are bare words git commands name as their repository: a
+	// remote's name, unless a directory of that name exists (which then
+	// asks: see gitRepoArgs).
+	gitRepos []string
 	// parsed is false when the text does not parse.
 	parsed bool
 }
