@@ -296,3 +296,63 @@ func TestBashGitOptionsDoNotRunUnasked(t *testing.T) {
 		})
 	}
 }
+
+// The files git writes by its arguments, in every form it reads, are
+// judged as writes: outside the location, external_directory asks (and the
+// ticket names the directory); a directory of patches asks with the whole
+// text. Each call is run when the gate allows it, as the engine would.
+func TestBashGitWritesAreJudged(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not installed: apt-get install git")
+	}
+	rules := disguiseRules(t)
+	for _, tt := range []struct {
+		cmd   string
+		whole bool
+	}{
+		{cmd: "git archive -oOUT/a.tar HEAD"},
+		{cmd: "git archive -o OUT/a.tar HEAD"},
+		{cmd: "git archive --output=OUT/a.tar HEAD"},
+		{cmd: "git archive --output OUT/a.tar HEAD"},
+		{cmd: "git archive --outp=OUT/a.tar HEAD"},
+		{cmd: "git archive -vo OUT/a.tar HEAD"},
+		{cmd: "git diff --output OUT/d HEAD~1"},
+		{cmd: "git log -p --output=OUT/d"},
+		{cmd: "git format-patch -oOUT -1", whole: true},
+		{cmd: "git format-patch -o OUT -1", whole: true},
+		{cmd: "git format-patch -ko OUT -1", whole: true},
+		{cmd: "git format-patch --output-directory OUT -1", whole: true},
+		{cmd: "git format-patch --output-directory=OUT -1", whole: true},
+	} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			loc, outside := t.TempDir(), t.TempDir()
+			for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "one"}, {"commit", "-q", "--allow-empty", "-m", "two"}} {
+				cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+				cmd.Dir = loc
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			cmd := strings.ReplaceAll(tt.cmd, "OUT", outside)
+			p, err := bashCall(t, loc, bashInput(cmd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil)
+			switch {
+			case v.Kind == gate.KindAllow:
+				out := p.Run(context.Background()).Text()
+				t.Errorf("allowed; it printed %q", out)
+			case tt.whole && !asksWhole(v, cmd):
+				t.Errorf("%s (%s), want the whole text asked; asked %+v", v.Kind, v.Reason, v.Asked)
+			case !tt.whole && !slices.ContainsFunc(v.Asked, func(r descriptor.Request) bool {
+				return r.Action == "external_directory" && slices.Equal(r.Resources, []string{filepath.ToSlash(outside) + "/*"})
+			}):
+				t.Errorf("%s (%s), want external_directory on %s/*; asked %+v", v.Kind, v.Reason, outside, v.Asked)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+				t.Errorf("git wrote %s outside the location unasked", entries[0].Name())
+			}
+		})
+	}
+}

@@ -88,27 +88,12 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 		return
 	}
 	s.out.gitRepos = append(s.out.gitRepos, words...)
-	for j, v := range rest {
-		opt, val, eq := strings.Cut(v, "=")
-		if sub == "archive" && (opt == "-o" || opt == "--output") {
-			if eq {
-				s.out.writes = append(s.out.writes, val)
-			} else if j+1 < len(rest) {
-				s.out.writes = append(s.out.writes, rest[j+1])
-			}
-			continue
-		}
-		if opt == "--output" || (opt == "-o" && sub == "format-patch") {
-			if eq {
-				s.out.writes = append(s.out.writes, val)
-			} else if j+1 < len(rest) && opt == "--output" {
-				s.out.writes = append(s.out.writes, rest[j+1])
-			} else if opt == "-o" {
-				s.out.ask("git format-patch -o")
-				return
-			}
-		}
+	writes, reason := gitWrites(sub, rest)
+	if reason != "" {
+		s.out.ask(reason)
+		return
 	}
+	s.out.writes = append(s.out.writes, writes...)
 	switch sub {
 	case "bisect":
 		if len(rest) > 0 && rest[0] == "run" {
@@ -125,6 +110,43 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 			s.out.ask("git config that writes or edits")
 		}
 	}
+}
+
+// gitWrites returns the files git subcommand sub writes by its arguments
+// (archive -o/--output, and --output of the diff and log commands, which
+// take no abbreviation), or why the whole text must ask (format-patch
+// -o/--output-directory, a directory of files).
+func gitWrites(sub string, args []string) ([]string, string) {
+	var writes []string
+	for j, v := range args {
+		next, hasNext := "", j+1 < len(args)
+		if hasNext {
+			next = args[j+1]
+		}
+		name, val, eq := strings.Cut(strings.TrimPrefix(v, "--"), "=")
+		long := strings.HasPrefix(v, "--") && name != ""
+		short := !long && strings.HasPrefix(v, "-") && v != "-" && v != "--"
+		switch {
+		case sub == "format-patch" && (short && strings.Contains(v, "o") || long && strings.HasPrefix(name, "output-d")):
+			return nil, "git format-patch -o/--output-directory"
+		case sub == "archive" && short && strings.Contains(v, "o"):
+			val = v[strings.Index(v, "o")+1:]
+			if val == "" && hasNext {
+				val = next
+			}
+			if val != "" {
+				writes = append(writes, val)
+			}
+		case long && (name == "output" || sub == "archive" && strings.HasPrefix("output", name)):
+			if !eq && hasNext {
+				val, eq = next, true
+			}
+			if eq {
+				writes = append(writes, val)
+			}
+		}
+	}
+	return writes, ""
 }
 
 // gitConfigReads reports a git config invocation that only reads: a
