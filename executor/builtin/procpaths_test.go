@@ -119,7 +119,7 @@ func TestBashProcessPathsAskWithTheWholeText(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range []string{"echo x > /dev/null", "echo x 2> /dev/stderr", "echo x > /dev/stdout", "echo x > /dev/fd/2", "echo x >&2 < /dev/null"} {
+	for _, cmd := range []string{"echo x > /dev/null", "echo x 2> /dev/stderr", "echo x > /dev/stdout", "echo x > /dev/fd/2", "echo x >&2 < /dev/null", "echo x < /dev/stdin > /dev/stdout"} {
 		p, err := bashCall(t, loc, bashInput(cmd))
 		if err != nil {
 			t.Fatal(err)
@@ -170,6 +170,7 @@ func TestPathToolsRefuseProcessPaths(t *testing.T) {
 			{build(builtin.Edit), builtin.EditInput{Path: path, OldString: "original", NewString: "gotcha"}},
 			{build(builtin.ApplyPatch), builtin.ApplyPatchInput{PatchText: "*** Begin Patch\n*** Update File: " + path + "\n-original\n+gotcha\n*** End Patch\n"}},
 			{build(builtin.ApplyPatch), builtin.ApplyPatchInput{PatchText: "*** Begin Patch\n*** Add File: " + path + "\n+gotcha\n*** End Patch\n"}},
+			{build(builtin.ApplyPatch), builtin.ApplyPatchInput{PatchText: "*** Begin Patch\n*** Update File: secret/key\n*** Move to: " + path + "\n-original\n+gotcha\n*** End Patch\n"}},
 			{build(builtin.Glob), builtin.GlobInput{Pattern: "*", Path: path}},
 			{build(builtin.Grep), builtin.GrepInput{Pattern: ".", Path: path}},
 			{build(builtin.Bash), builtin.BashInput{Command: "true", Workdir: path}},

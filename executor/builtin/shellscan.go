@@ -157,7 +157,7 @@ func (s *shellScanner) redirect(r *syntax.Redirect) {
 		if ok && isNetDevice(v) {
 			s.out.ask("a network redirection")
 		}
-		if r.Op == syntax.RdrIn && (!ok || filepath.Clean(v) != "/dev/null") {
+		if c := filepath.Clean(v); r.Op == syntax.RdrIn && (!ok || c != "/dev/null" && !streamDevice.MatchString(c)) {
 			s.out.readsFile = true
 		}
 		return
