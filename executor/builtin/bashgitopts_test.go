@@ -62,6 +62,7 @@ func TestBashGitOptionsThatRunProgramsAsk(t *testing.T) {
 		"git clone --reference /tmp/o https://h/r",
 		"git clone --reference-if-able=/tmp/o https://h/r",
 		"git clone --refer /tmp/o https://h/r",
+		"git submodule update --reference /tmp/o",
 		// upload-pack, receive-pack, exec: programs in place of git's.
 		"git clone -u 'touch x' https://h/r",
 		"git clone -u'touch x' https://h/r",

@@ -25,14 +25,20 @@ type gitOption struct {
 	why string
 }
 
-// gitOptions is the survey of git's documentation (the manual pages of
-// git 2.39, git-<subcommand>(1) for every subcommand of gitSubcommands,
-// searched for options taking or enabling a program, command, hook,
-// template, configuration, exec path, upload-pack, receive-pack, ssh or
-// proxy command, editor, pager, diff or merge tool, filter, textconv,
-// askpass or gpg program, strategy, reference or separate git directory),
-// reduced to the options whose program, directory or configuration the
-// command itself names or enables. Left out, for they run only what the
+// gitOptions is the survey of git's documentation, made so: the OPTIONS of
+// the manual page of git 2.39 of every subcommand of gitSubcommands
+// (`man git-<subcommand>`) were split into options with their
+// descriptions; those whose name or description mentions a program,
+// command, hook, template, configuration, exec path, upload-pack,
+// receive-pack, ssh or proxy command, editor, pager, tool, filter,
+// textconv, askpass, gpg, shell, script, strategy, driver, helper,
+// reference, alternate or separate git directory (650 of them) were read
+// one by one; and the options kept are those whose program, directory or
+// configuration the command itself names or enables. The forms were tried
+// with git: parse-options commands take any unique prefix of a long option
+// (clone --conf and -qccore.x=y set configuration, rebase --ex runs its
+// command), the diff and log options only the whole name (log --ext-d is
+// refused); every prefix asks. Left out, for they run only what the
 // configuration (protected, see Protected paths) or the environment (which
 // bash's analysis guards) names: the editors (-e, --edit, -i), the gpg
 // options (-S, --gpg-sign, --show-signature, --verify-signatures, tag
@@ -45,7 +51,7 @@ var gitOptions = []gitOption{
 	{subs: []string{"clone"}, long: []string{"config"}, short: 'c', why: "sets configuration (core.sshCommand, core.gitProxy, core.hooksPath, …) of the new repository before it fetches"},
 	{subs: []string{"clone", "init"}, long: []string{"template"}, why: "copies hooks from a template directory"},
 	{subs: []string{"clone", "init"}, long: []string{"separate-git-dir"}, why: "puts the repository, its hooks and configuration, in another directory"},
-	{subs: []string{"clone"}, long: []string{"reference", "reference-if-able"}, why: "borrows another repository's objects"},
+	{subs: []string{"clone", "submodule"}, long: []string{"reference", "reference-if-able"}, why: "borrows another repository's objects"},
 	{subs: []string{"clone"}, long: []string{"upload-pack"}, short: 'u', why: "runs a program in place of git-upload-pack"},
 	{subs: []string{"*"}, long: []string{"upload-pack", "exec", "receive-pack"}, why: "runs a program in place of git's own transport program"},
 	{subs: []string{"rebase"}, long: []string{"exec"}, short: 'x', why: "runs a command after each commit"},
