@@ -26,14 +26,25 @@ func asksWhole(v gate.Verdict, cmd string) bool {
 }
 
 // Every option of git's survey (gitOptions in shellgitopts.go) and every
-// repository that is not a network one, in each form git reads — --opt=v,
+// repository that is not a network one or a configured remote (here
+// origin), in each form git reads — --opt=v,
 // --opt v, an abbreviation, the short letter alone, bundled and with its
 // value attached — asks with the whole text under "git *": allow, and no
 // saved approval allows it. What looks like them and is not still runs.
 func TestBashGitOptionsThatRunProgramsAsk(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not installed: apt-get install git")
+	}
 	loc := t.TempDir()
 	if err := os.Mkdir(filepath.Join(loc, "fake"), 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://h/r"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = loc
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 	rules := disguiseRules(t)
 	asks := []string{
@@ -135,6 +146,10 @@ func TestBashGitOptionsThatRunProgramsAsk(t *testing.T) {
 		"git push --push-option x fake",
 		"git push origin ./fake",
 		"git push 'foo::bar' main",
+		"git push newrepo main",
+		"git init -q --bare made; git push made main",
+		"git fetch upstream",
+		"cd sub; git push origin main",
 		"git fetch ./fake",
 		"git fetch --set-upstream ../fake main",
 		"git fetch fake",

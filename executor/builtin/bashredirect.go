@@ -1,9 +1,6 @@
 package builtin
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -61,8 +58,8 @@ func bashRequests(c executor.Call, command string, dir executor.Path) []descript
 		}
 	}
 	for _, w := range a.gitRepos {
-		if _, err := os.Lstat(filepath.Join(dir.Real, w)); a.changesDir || err == nil || !errors.Is(err, fs.ErrNotExist) {
-			asks = true // a local repository, not (only) a remote's name
+		if a.changesDir || !gitRemoteConfigured(dir.Real, w) {
+			asks = true // a path to a repository, not a remote's name
 		}
 	}
 	if asks {

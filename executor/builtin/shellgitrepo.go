@@ -10,9 +10,9 @@ import (
 // bare repository a model wrote anywhere in the location, where no
 // protected path covers it. A local URL recorded as a remote (clone's
 // origin, remote add, fetch --set-upstream) makes a later `git push` do the
-// same. So a repository or URL that is not a network one asks, and a bare
-// word (a remote's name, or a directory of that name) asks when such a
-// directory exists (see bashRequests).
+// same. So a repository or URL that is not a network one asks, and so does
+// a bare word that is not a remote of the repository's configuration
+// (git reads it as a path: see gitRemoteConfigured).
 
 // gitRepoValues are, per subcommand, its options that take a value in the
 // next word (long names, and short letters), so that the first positional

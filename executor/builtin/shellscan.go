@@ -35,8 +35,8 @@ type shellAnalysis struct {
 	// reopen that file, which no edit request judged, for writing.
 	readsFile bool
 	// gitRepos are bare words git commands name as their repository: a
-	// remote's name, unless a directory of that name exists (which then
-	// asks: see gitRepoArgs).
+	// remote's name, or else a path, which asks (see gitRepoArgs and
+	// gitRemoteConfigured).
 	gitRepos []string
 	// parsed is false when the text does not parse.
 	parsed bool
