@@ -22,8 +22,10 @@ var streamDevice = regexp.MustCompile(`^/dev/(stdout|stderr|stdin|fd/[0-9]+)$`)
 //     -o, git --output): the edit request the write tool makes for it —
 //     external_directory on <dir>/* outside the location, then edit on the
 //     path (relative to the location inside it), saved as "*";
-//   - when the parser cannot model the command exactly, bash on the whole
-//     text, always asking (Ask), so a human sees all of it.
+//   - when the parser cannot model the command exactly, a write target
+//     cannot be judged (writeRequests), or a git command names as its
+//     repository a bare word that is no configured remote: bash on the
+//     whole text, always asking (Ask), so a human sees all of it.
 //
 // A command that does not parse is one bash request on its whole text,
 // always asking.
