@@ -161,3 +161,17 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkResolve resolves a path four directories deep in the location
+// (the process-path walk included).
+func BenchmarkResolve(b *testing.B) {
+	loc := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(loc, "a", "b", "c", "d"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := executor.Resolve(loc, "a/b/c/d/f.txt", false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
