@@ -26,6 +26,10 @@ var (
 	ErrNonDirectoryAncestor = errors.New("non_directory_ancestor")
 	// ErrBadPath: an empty path, or one holding NUL or a line break.
 	ErrBadPath = errors.New("bad_path")
+	// ErrProcessPath: a path through /proc, /dev/fd or the standard
+	// streams' names (/dev/stdin, …), written so or reached through a
+	// symlink: what it names depends on the process that opens it.
+	ErrProcessPath = errors.New("process_path")
 
 	// ErrPathChanged: a path resolves, when the call runs, to another real
 	// path than when the call was decided (a directory swapped for a symlink

@@ -55,7 +55,9 @@ func (p Path) Requests() []descriptor.Request {
 // ErrRelativeEscape; a path inside it lexically whose real path (after
 // symlinks) is outside is ErrLocationEscape; a path whose nearest existing
 // ancestor is not a directory is ErrNonDirectoryAncestor; an empty path or
-// one holding NUL or a newline is ErrBadPath. An absolute path outside the
+// one holding NUL or a newline is ErrBadPath; a path through /proc, /dev/fd
+// or the standard streams' names, lexically or by a symlink, is
+// ErrProcessPath (see IsProcessPath). An absolute path outside the
 // location resolves as External, its Dir the path itself when it is an
 // existing directory and the tool asked for one (wantDir), else its parent.
 // A path that does not exist yet resolves through its nearest existing
@@ -86,6 +88,9 @@ func Resolve(location, path string, wantDir bool) (Path, error) {
 		if !within(loc, abs) {
 			return Path{}, fmt.Errorf("%w: path %q leaves the location", ErrRelativeEscape, path)
 		}
+	}
+	if processPathThrough(abs) {
+		return Path{}, fmt.Errorf("%w: path %q goes through /proc, /dev/fd or a standard stream's name, which name a file as one process sees it: name the file by its own path", ErrProcessPath, path)
 	}
 	real, notDir, err := realPath(abs)
 	if notDir != "" {

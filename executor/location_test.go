@@ -141,8 +141,14 @@ func FuzzResolve(f *testing.F) {
 	loc, _ := workspace(f)
 	f.Fuzz(func(t *testing.T, path string, wantDir bool) {
 		p, err := executor.Resolve(loc, path, wantDir)
+		if filepath.IsAbs(path) && executor.IsProcessPath(filepath.Clean(path)) && !errors.Is(err, executor.ErrProcessPath) && !errors.Is(err, executor.ErrBadPath) {
+			t.Fatalf("Resolve(%q) = %v, want %v", path, err, executor.ErrProcessPath)
+		}
 		if err != nil {
 			return
+		}
+		if executor.IsProcessPath(p.Real) {
+			t.Fatalf("Resolve(%q) accepted %s, a process path", path, p.Real)
 		}
 		if p.External {
 			if !filepath.IsAbs(path) {
@@ -154,4 +160,18 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) accepted %s outside %s", path, p.Real, p.Root)
 		}
 	})
+}
+
+// BenchmarkResolve resolves a path four directories deep in the location
+// (the process-path walk included).
+func BenchmarkResolve(b *testing.B) {
+	loc := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(loc, "a", "b", "c", "d"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := executor.Resolve(loc, "a/b/c/d/f.txt", false); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

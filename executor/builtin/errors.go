@@ -18,6 +18,9 @@ var (
 	ErrLocationEscape = executor.ErrLocationEscape
 	// ErrNonDirectoryAncestor: the nearest existing ancestor of a path is not a directory.
 	ErrNonDirectoryAncestor = executor.ErrNonDirectoryAncestor
+	// ErrProcessPath: a path through /proc, /dev/fd or a standard stream's
+	// name, which names a file as the process that opens it sees it.
+	ErrProcessPath = executor.ErrProcessPath
 	// ErrExternalPath: an absolute path outside the location, which read_file does not read.
 	ErrExternalPath = errors.New("external_path")
 )

@@ -28,9 +28,11 @@ func init() {
 }
 
 // gitGlobalFlags are git's options before the subcommand that take no
-// argument and run nothing.
+// argument and run nothing. Not --bare: it names the working directory as
+// a repository explicitly, so safe.bareRepository lets git obey a bare
+// repository's configuration there (a textconv a model wrote).
 var gitGlobalFlags = map[string]bool{
-	"-p": true, "--paginate": true, "-P": true, "--no-pager": true, "--bare": true,
+	"-p": true, "--paginate": true, "-P": true, "--no-pager": true,
 	"--no-replace-objects": true, "--literal-pathspecs": true, "--glob-pathspecs": true,
 	"--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-optional-locks": true,
 	"--no-advice": true, "--version": true, "--help": true, "-h": true, "--html-path": true,
@@ -42,9 +44,11 @@ var gitGlobalFlags = map[string]bool{
 // alias.x=!…), --exec-path=DIR, another repository (-C, --git-dir,
 // --work-tree: its hooks and configuration), an unknown subcommand (an
 // alias or a git-NAME program), the options of a subcommand that name a
-// program (rebase --exec, grep -O, --upload-pack, --receive-pack, …), bisect
-// run, submodule foreach, and git config that is not a read. Every word must
-// be a literal: an expansion could become any of these.
+// program, hook, template, configuration or repository (gitOptions: clone
+// -c, rebase --exec, grep -O, --upload-pack, …, in every form git reads),
+// a local repository or remote helper named as a remote (gitRepoArgs),
+// bisect run, submodule foreach, and git config that is not a read. Every
+// word must be a literal: an expansion could become any of these.
 func (s *shellScanner) git(args []*syntax.Word, end int) {
 	vals, ok := literals(args)
 	if !ok {
@@ -70,35 +74,26 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 		s.out.ask("git " + sub + ": an alias or an external git command")
 		return
 	}
-	for j, v := range rest {
-		opt, val, eq := strings.Cut(v, "=")
-		if strings.Contains(v, "ext::") {
-			s.out.ask("git's ext:: transport")
-			return
-		}
-		if reason := gitExecOption(sub, opt, v); reason != "" {
-			s.out.ask(reason)
-			return
-		}
-		if sub == "archive" && (opt == "-o" || opt == "--output") {
-			if eq {
-				s.out.writes = append(s.out.writes, val)
-			} else if j+1 < len(rest) {
-				s.out.writes = append(s.out.writes, rest[j+1])
-			}
-			continue
-		}
-		if opt == "--output" || (opt == "-o" && sub == "format-patch") {
-			if eq {
-				s.out.writes = append(s.out.writes, val)
-			} else if j+1 < len(rest) && opt == "--output" {
-				s.out.writes = append(s.out.writes, rest[j+1])
-			} else if opt == "-o" {
-				s.out.ask("git format-patch -o")
-				return
-			}
-		}
+	if strings.Contains(strings.Join(rest, " "), "ext::") {
+		s.out.ask("git's ext:: transport")
+		return
 	}
+	if reason := gitOptionAsk(sub, rest); reason != "" {
+		s.out.ask(reason)
+		return
+	}
+	reason, words := gitRepoArgs(sub, rest)
+	if reason != "" {
+		s.out.ask(reason)
+		return
+	}
+	s.out.gitRepos = append(s.out.gitRepos, words...)
+	writes, reason := gitWrites(sub, rest)
+	if reason != "" {
+		s.out.ask(reason)
+		return
+	}
+	s.out.writes = append(s.out.writes, writes...)
 	switch sub {
 	case "bisect":
 		if len(rest) > 0 && rest[0] == "run" {
@@ -117,21 +112,41 @@ func (s *shellScanner) git(args []*syntax.Word, end int) {
 	}
 }
 
-// gitExecOption returns why an option of subcommand sub runs a program, or "".
-func gitExecOption(sub, opt, v string) string {
-	switch opt {
-	case "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv":
-		return "git " + sub + " " + opt
+// gitWrites returns the files git subcommand sub writes by its arguments
+// (archive -o/--output, and --output of the diff and log commands, which
+// take no abbreviation), or why the whole text must ask (format-patch
+// -o/--output-directory, a directory of files).
+func gitWrites(sub string, args []string) ([]string, string) {
+	var writes []string
+	for j, v := range args {
+		next, hasNext := "", j+1 < len(args)
+		if hasNext {
+			next = args[j+1]
+		}
+		name, val, eq := strings.Cut(strings.TrimPrefix(v, "--"), "=")
+		long := strings.HasPrefix(v, "--") && name != ""
+		short := !long && strings.HasPrefix(v, "-") && v != "-" && v != "--"
+		switch {
+		case sub == "format-patch" && (short && strings.Contains(v, "o") || long && strings.HasPrefix(name, "output-d")):
+			return nil, "git format-patch -o/--output-directory"
+		case sub == "archive" && short && strings.Contains(v, "o"):
+			val = v[strings.Index(v, "o")+1:]
+			if val == "" && hasNext {
+				val = next
+			}
+			if val != "" {
+				writes = append(writes, val)
+			}
+		case long && (name == "output" || sub == "archive" && strings.HasPrefix("output", name)):
+			if !eq && hasNext {
+				val, eq = next, true
+			}
+			if eq {
+				writes = append(writes, val)
+			}
+		}
 	}
-	switch {
-	case sub == "rebase" && strings.HasPrefix(v, "-x"):
-		return "git rebase -x"
-	case sub == "grep" && strings.HasPrefix(v, "-O"):
-		return "git grep -O"
-	case sub == "clone" && strings.HasPrefix(v, "-u"):
-		return "git clone -u"
-	}
-	return ""
+	return writes, ""
 }
 
 // gitConfigReads reports a git config invocation that only reads: a

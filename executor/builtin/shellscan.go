@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -29,6 +30,14 @@ type shellAnalysis struct {
 	// changesDir is set by a cd, pushd or popd: relative write targets may
 	// then resolve elsewhere than the working directory.
 	changesDir bool
+	// readsFile is set by an input redirection from a file (< f, 3< f): a
+	// write to a standard stream's name (/dev/stdin, /dev/fd/N) would then
+	// reopen that file, which no edit request judged, for writing.
+	readsFile bool
+	// gitRepos are bare words git commands name as their repository: a
+	// remote's name, or else a path, which asks (see gitRepoArgs and
+	// gitRemoteConfigured).
+	gitRepos []string
 	// parsed is false when the text does not parse.
 	parsed bool
 }
@@ -144,8 +153,12 @@ func (s *shellScanner) redirect(r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrInOut, syntax.RdrAll, syntax.AppAll, syntax.DplOut:
 	case syntax.RdrIn, syntax.DplIn, syntax.WordHdoc:
-		if v, ok := literal(r.Word); ok && isNetDevice(v) {
+		v, ok := literal(r.Word)
+		if ok && isNetDevice(v) {
 			s.out.ask("a network redirection")
+		}
+		if c := filepath.Clean(v); r.Op == syntax.RdrIn && (!ok || c != "/dev/null" && !streamDevice.MatchString(c)) {
+			s.out.readsFile = true
 		}
 		return
 	default:

@@ -79,6 +79,8 @@ func (s *shellScanner) shellString(str string, lang syntax.LangVariant, level in
 	s.out.writes = append(s.out.writes, sub.writes...)
 	s.out.asks = append(s.out.asks, sub.asks...)
 	s.out.changesDir = s.out.changesDir || sub.changesDir
+	s.out.readsFile = s.out.readsFile || sub.readsFile
+	s.out.gitRepos = append(s.out.gitRepos, sub.gitRepos...)
 }
 
 func (s *shellScanner) subAnalysis(str string, lang syntax.LangVariant, level int) *shellAnalysis {
