@@ -14,9 +14,17 @@ import (
 
 // ServeStdio serves one MCP session over in and out (newline-delimited
 // JSON-RPC) until the client closes in or ctx ends. Nothing but the
-// protocol is written to out.
+// protocol is written to out. A line that is not one JSON-RPC message, or
+// is longer than [MaxStdioLine], is answered with a JSON-RPC error (-32700
+// or -32600, id null) and skipped; the session goes on.
 func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := g.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	w := &lockedWriter{w: out}
+	r := struct {
+		io.Reader
+		io.Closer
+	}{newLineFilter(in, w, MaxStdioLine, g.log), in}
+	// The filter bounds every line, so the go-sdk's own frame bound is off.
+	err := g.server.Run(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
