@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stepgate/stepgate/cmd/engine/httpguard"
 )
 
 // ServeStdio serves one MCP session over in and out (newline-delimited
@@ -36,12 +37,15 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 // The SDK's protection against DNS rebinding stays on (a request that
 // reached a loopback address with a Host header naming another host is
 // refused), and a browser's cross-origin request is refused too: a web
-// page the user visits cannot drive the run.
+// page the user visits cannot drive the run. A slow client is bounded as
+// [httpguard.Default] says: headers and bodies in time, connections in
+// number (in all and per client address); streams are not cut.
 func (g *Gateway) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{Logger: g.log})
-	srv := &http.Server{Handler: http.NewCrossOriginProtection().Handler(h), ReadHeaderTimeout: 10 * time.Second}
+	limits := httpguard.Default()
+	srv := httpguard.Server(http.NewCrossOriginProtection().Handler(h), limits, g.log)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(httpguard.Listen(ln, limits, g.log)) }()
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve MCP over HTTP on %s: %w", ln.Addr(), err)
