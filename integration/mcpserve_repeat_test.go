@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -160,5 +162,64 @@ func TestMCPServeRepeatedCallJoinsTheTicket(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(s.loc, "ran.log")); err != nil || string(b) != "ran\nran\n" {
 		t.Errorf("ran.log = %q, %v: want the new call run once more", b, err)
+	}
+}
+
+// The official TypeScript SDK sends one bash call twice at once over
+// stdio (the same arguments, keys in another order): both wait on one
+// ticket, reporting progress, and after its one approval both get the
+// result of one run of the command.
+func TestMCPServeTypeScriptRepeatedCall(t *testing.T) {
+	node, dir := gwJS(t)
+	s := newGWSetup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), "--repeat", engineBin}, s.mcpArgs("--session", "ts-repeat", "--wait", "3m", "--progress-every", "100ms")...)...)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var repeated struct {
+		Results []gwJSEvent `json:"results"`
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		var ev gwJSEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("client.mjs printed %q: %v", sc.Text(), err)
+		}
+		switch ev.Event {
+		case "progressed": // both calls wait: one ticket, answered from another process
+			if ts := s.tickets(t, "bash"); len(ts) != 1 {
+				t.Errorf("pending bash tickets with the call sent twice: %+v, want one", ts)
+			}
+			engine(t, "approve", s.awaitTicket(t, "bash").ID, "--nats", s.url)
+		case "repeated":
+			if err := json.Unmarshal(sc.Bytes(), &repeated); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("client.mjs --repeat: %v\n%s", err, stderr.String())
+	}
+	if len(repeated.Results) != 2 {
+		t.Fatalf("client.mjs --repeat: %d results, want 2\n%s", len(repeated.Results), stderr.String())
+	}
+	for i, r := range repeated.Results {
+		if r.IsError || !strings.Contains(r.Text, "ran-once") {
+			t.Errorf("call %d: %+v, want the approved command's output", i, r)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(s.loc, "ran.log")); err != nil || string(b) != "ran\n" {
+		t.Errorf("ran.log = %q, %v: want the command run exactly once", b, err)
+	}
+	if r := s.show(t, gwRun(s, "ts-repeat")); len(r.Steps) != 1 || len(r.Tickets) != 1 {
+		t.Errorf("run: %d steps, %d tickets; want one step and one ticket", len(r.Steps), len(r.Tickets))
 	}
 }
