@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/httpguard"
 	"github.com/stepgate/stepgate/cmd/engine/web"
 	"github.com/stepgate/stepgate/config"
 )
@@ -83,7 +84,7 @@ func startWeb(f webFlags, api sgclient.API, log web.Follower, ops config.Operato
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(lg.Handler(), slog.LevelWarn)}
+	srv := httpguard.Server(app, httpguard.Default(), lg)
 	if secure {
 		cert, err := tls.LoadX509KeyPair(f.cert, f.key)
 		if err != nil {
@@ -95,7 +96,7 @@ func startWeb(f webFlags, api sgclient.API, log web.Follower, ops config.Operato
 	if err != nil {
 		return nil, fmt.Errorf("engine serve: --http: %w", err)
 	}
-	return &webApp{srv: srv, ln: ln, app: app, tls: secure, log: lg}, nil
+	return &webApp{srv: srv, ln: httpguard.Listen(ln, httpguard.Default(), lg), app: app, tls: secure, log: lg}, nil
 }
 
 // URL is where the app listens.

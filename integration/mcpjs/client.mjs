@@ -11,13 +11,19 @@
 // With --elicit first (node client.mjs --elicit ENGINE ARGS...) the client
 // declares elicitation, approves what it is asked, and calls bash only:
 //   {"event":"elicited", ...result, "asked":[messages]}
+// With --repeat first the client sends one bash call twice at once (the
+// same arguments, keys in another order) and says when both report
+// progress (the test then approves the one ticket), then both results:
+//   {"event":"progressed"}
+//   {"event":"repeated", "results":[...result, ...result]}
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 let argv = process.argv.slice(2);
 const elicit = argv[0] === "--elicit";
-if (elicit) argv = argv.slice(1);
+const repeat = argv[0] === "--repeat";
+if (elicit || repeat) argv = argv.slice(1);
 const [command, ...args] = argv;
 const say = (event, fields = {}) => process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
 const summary = (r) => ({ isError: r.isError === true, text: r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n") });
@@ -35,6 +41,27 @@ await client.connect(new StdioClientTransport({ command, args, stderr: "inherit"
 if (elicit) {
   const r = await client.callTool({ name: "bash", arguments: { command: "echo approved-in-the-client" } }, undefined, { timeout: 120000 });
   say("elicited", { ...summary(r), asked });
+  await client.close();
+  process.exit(0);
+}
+
+if (repeat) {
+  const progressed = [false, false];
+  const call = (i, args) => client.callTool({ name: "bash", arguments: args }, undefined, {
+    timeout: 240000,
+    resetTimeoutOnProgress: true,
+    onprogress: () => {
+      if (!progressed[i]) {
+        progressed[i] = true;
+        if (progressed.every(Boolean)) say("progressed");
+      }
+    },
+  });
+  const results = await Promise.all([
+    call(0, { command: "echo ran >> ran.log && echo ran-once", timeout: 60000 }),
+    call(1, { timeout: 60000, command: "echo ran >> ran.log && echo ran-once" }),
+  ]);
+  say("repeated", { results: results.map(summary) });
   await client.close();
   process.exit(0);
 }

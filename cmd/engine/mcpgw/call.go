@@ -16,17 +16,24 @@ const endedText = "Not run: this session's run has ended (a human declined it). 
 	"the MCP server's next start begins a new run."
 
 // callTool is every tool's handler: one step with one call. Calls run one
-// at a time, in the order they take the slot. After the step the catalogue
-// is materialized again: when it changed, the clients are told the tool
-// list changed.
+// at a time, in the order they take the slot; a repeat of the call whose
+// step waits for a ticket joins that step instead (see [Gateway.take]).
+// After the step the catalogue is materialized again: when it changed, the
+// clients are told the tool list changed.
 func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	call := sgclient.CallRequest{Tool: req.Params.Name, Args: normalArgs(req.Params.Arguments)}
-	if err := g.acquire(ctx); err != nil {
+	joined, err := g.take(ctx, call)
+	if err != nil {
 		return nil, err
 	}
-	defer g.release()
-	res, err := g.call(ctx, req, call)
-	if err == nil && !g.ended {
+	var res *mcp.CallToolResult
+	if joined != nil {
+		res, err = g.wait(ctx, req, joined)
+	} else {
+		res, err = g.call(ctx, req, call)
+		g.release()
+	}
+	if _, ended := g.state(); err == nil && !ended {
 		g.refreshTools(ctx)
 	}
 	return res, err
@@ -34,11 +41,12 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 
 // call is callTool's step, with the slot held.
 func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, call sgclient.CallRequest) (*mcp.CallToolResult, error) {
-	if g.ended {
+	o, ended := g.state()
+	if ended {
 		return errorResult(endedText), nil
 	}
-	if g.open != nil {
-		return g.attach(ctx, req, call)
+	if o != nil {
+		return g.attach(ctx, req, o, call)
 	}
 	return g.submit(ctx, req, call, true)
 }
@@ -47,22 +55,25 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, call sgcli
 // asks. again allows one resync when the engine says the run is elsewhere
 // than this gateway thought (another process of the session moved it).
 func (g *Gateway) submit(ctx context.Context, req *mcp.CallToolRequest, call sgclient.CallRequest, again bool) (*mcp.CallToolResult, error) {
+	g.mu.Lock()
 	step := g.next
+	g.mu.Unlock()
 	call.ID = "call-" + strconv.Itoa(step)
 	out, err := g.api.SubmitStep(ctx, sgclient.SubmitStepRequest{Run: g.run, Step: step, Calls: []sgclient.CallRequest{call}})
 	switch {
 	case errors.Is(err, sgclient.ErrRunNotActive):
-		g.ended = true
+		g.settled(nil, true)
 		return errorResult(endedText), nil
 	case again && (errors.Is(err, sgclient.ErrStepOrder) || errors.Is(err, sgclient.ErrConflict)):
 		if rerr := g.resync(ctx); rerr != nil {
 			return nil, errors.Join(err, rerr)
 		}
-		if g.ended {
+		o, ended := g.state()
+		if ended {
 			return errorResult(endedText), nil
 		}
-		if g.open != nil {
-			return g.attach(ctx, req, call)
+		if o != nil {
+			return g.attach(ctx, req, o, call)
 		}
 		return g.submit(ctx, req, call, false)
 	case err != nil:
@@ -70,30 +81,35 @@ func (g *Gateway) submit(ctx context.Context, req *mcp.CallToolRequest, call sgc
 	case len(out.Results) != 1 && out.Final:
 		return nil, fmt.Errorf("stepgate: step %d of run %s answered %d results for one call", step, g.run, len(out.Results))
 	}
-	g.next = step + 1
 	if out.Final {
+		g.mu.Lock()
+		g.next = step + 1
+		g.mu.Unlock()
 		return result(out.Results[0]), nil
 	}
-	g.open = &open{step: step, call: call, tickets: g.views(ctx, out.Tickets, call.Args)}
-	return g.wait(ctx, req)
+	o := &open{step: step, call: call, tickets: g.views(ctx, out.Tickets, call.Args)}
+	g.mu.Lock()
+	g.next = step + 1
+	g.setOpen(o)
+	g.mu.Unlock()
+	return g.wait(ctx, req, o)
 }
 
-// attach is a call made while the run's step g.open is not final. The same
-// call again (same tool, same arguments) waits for that step's ticket; any
-// other call is refused naming it, unless the step has become final
-// meanwhile, in which case the new call goes on as the next step.
-func (g *Gateway) attach(ctx context.Context, req *mcp.CallToolRequest, call sgclient.CallRequest) (*mcp.CallToolResult, error) {
-	o := g.open
-	if o.call.Tool == call.Tool && sameArgs(o.call.Args, call.Args) {
-		return g.wait(ctx, req)
+// attach is a call made, with the slot held, while the run's step o is not
+// final. The same call again (see [open.repeats]) waits for that step's
+// ticket; any other call is refused naming it, unless the step has become
+// final meanwhile, in which case the new call goes on as the next step.
+func (g *Gateway) attach(ctx context.Context, req *mcp.CallToolRequest, o *open, call sgclient.CallRequest) (*mcp.CallToolResult, error) {
+	if o.repeats(call) {
+		return g.wait(ctx, req, o)
 	}
 	out, err := g.api.AwaitStep(ctx, sgclient.AwaitRequest{Run: g.run, Step: o.step, Timeout: "1ms"})
 	switch {
 	case err == nil && out.Final:
-		g.open = nil
+		g.settled(o, false)
 		return g.submit(ctx, req, call, false)
 	case errors.Is(err, sgclient.ErrRunNotActive):
-		g.ended = true
+		g.settled(o, true)
 		return errorResult(endedText), nil
 	case err != nil && !errors.Is(err, sgclient.ErrAwaitTimeout):
 		return nil, fmt.Errorf("stepgate: step %d of run %s: %w", o.step, g.run, err)

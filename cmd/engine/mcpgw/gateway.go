@@ -54,12 +54,17 @@ type Gateway struct {
 	server *mcp.Server
 
 	// slot is held by the call whose step is being submitted or awaited:
-	// a run's steps are sequential, so MCP calls queue here in turn.
+	// a run's steps are sequential, so MCP calls queue here in turn. A
+	// repeat of the open step's call does not queue: it joins that step
+	// (see [Gateway.take]).
 	slot chan struct{}
-	// next, open and ended are guarded by slot.
-	next  int   // the step number the next new call takes
-	open  *open // the run's step that is not final, nil when none
-	ended bool  // the run has ended (a human declined it)
+	// mu guards next, open, ended and opened; only the slot's holder sets
+	// next and open to a new step.
+	mu     sync.Mutex
+	next   int           // the step number the next new call takes
+	open   *open         // the run's step that is not final, nil when none
+	ended  bool          // the run has ended (a human declined it)
+	opened chan struct{} // closed (and replaced) when open is set: queued calls look again
 
 	toolsMu sync.Mutex
 	listed  map[string]string // tool name → digest of what was listed
@@ -70,6 +75,12 @@ type open struct {
 	step    int
 	call    sgclient.CallRequest
 	tickets []sgclient.TicketView
+}
+
+// repeats reports whether call is a repeat of the open step's call: the
+// same tool with the same arguments as JSON values (see [sameArgs]).
+func (o *open) repeats(call sgclient.CallRequest) bool {
+	return o.call.Tool == call.Tool && sameArgs(o.call.Args, call.Args)
 }
 
 // New starts (or finds again) the session's run and returns its gateway
@@ -98,7 +109,7 @@ func New(ctx context.Context, cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{cfg: cfg, api: cfg.API, log: log, run: info.Run, slot: make(chan struct{}, 1), listed: map[string]string{}}
+	g := &Gateway{cfg: cfg, api: cfg.API, log: log, run: info.Run, slot: make(chan struct{}, 1), opened: make(chan struct{}), listed: map[string]string{}}
 	if err := g.resync(ctx); err != nil {
 		return nil, err
 	}
@@ -130,30 +141,77 @@ func (g *Gateway) resync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read run %s: %w", g.run, err)
 	}
-	g.ended = r.Status == sgclient.StatusEnded
-	g.next, g.open = len(r.Steps)+1, nil
+	var o *open
 	if n := len(r.Steps); n > 0 && !r.Steps[n-1].Final && len(r.Steps[n-1].Calls) > 0 {
 		s := r.Steps[n-1]
 		c := s.Calls[0]
-		o := &open{step: s.N, call: sgclient.CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}}
+		o = &open{step: s.N, call: sgclient.CallRequest{ID: c.ID, Tool: c.Tool, Args: c.Args}}
 		for _, t := range r.Tickets {
 			if t.Step == s.N && t.Resolution == nil {
 				o.tickets = append(o.tickets, sgclient.TicketView{TicketIssued: t.TicketIssued, Run: g.run, Step: s.N, Args: c.Args})
 			}
 		}
 		o.tickets = g.views(ctx, o.tickets, c.Args)
-		g.open = o
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ended = r.Status == sgclient.StatusEnded
+	g.next = len(r.Steps) + 1
+	g.setOpen(o)
 	return nil
 }
 
-// acquire takes the slot, or gives up when ctx ends first.
-func (g *Gateway) acquire(ctx context.Context) error {
-	select {
-	case g.slot <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// setOpen makes o the open step (nil: none) and wakes the calls queued
+// for the slot, so that a repeat of o's call joins it. Called with mu
+// held.
+func (g *Gateway) setOpen(o *open) {
+	g.open = o
+	if o != nil {
+		close(g.opened)
+		g.opened = make(chan struct{})
+	}
+}
+
+// settled is the end of step o, seen by one of its waiters: o is no
+// longer open (unless another step is already), and the run has ended
+// when ended. A call that arrives afterwards is a new call.
+func (g *Gateway) settled(o *open, ended bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open == o {
+		g.open = nil
+	}
+	g.ended = g.ended || ended
+}
+
+// state is the open step and whether the run has ended, as this gateway
+// last saw them.
+func (g *Gateway) state() (*open, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open, g.ended
+}
+
+// take is how call gets its turn: the open step it repeats, to wait on
+// without the slot (joined), or the slot (joined nil). A call queued
+// for the slot looks again each time a step opens, so a repeat that
+// arrived while its original was being submitted joins it too. It gives
+// up when ctx ends first.
+func (g *Gateway) take(ctx context.Context, call sgclient.CallRequest) (joined *open, err error) {
+	for {
+		g.mu.Lock()
+		o, opened := g.open, g.opened
+		g.mu.Unlock()
+		if o != nil && o.repeats(call) {
+			return o, nil
+		}
+		select {
+		case g.slot <- struct{}{}:
+			return nil, nil
+		case <-opened:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 

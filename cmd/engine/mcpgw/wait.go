@@ -10,16 +10,18 @@ import (
 	sgclient "github.com/stepgate/stepgate/client"
 )
 
-// wait waits for the open step to be final, up to the configured wait,
+// wait waits for step o to be final, up to the configured wait,
 // with progress notifications meanwhile (when the client gave a progress
 // token). When elicitation is enabled and the client declared it, the
 // ticket is first offered to the client's user: an input-required result
 // (multi round-trip); the call comes back with the answer, which is
 // replied, and then waited on. The final step's result, or a result naming
-// the ticket when the wait ends first. Called with the slot held and
-// g.open set.
-func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	o := g.open
+// the ticket when the wait ends first. Any number of calls may wait on one
+// step at once (the call that submitted it, with the slot held, and its
+// repeats, without it): each reads the step's result from the engine, so
+// each gets the same result; the first to see it final ends the step's
+// openness (see [Gateway.settled]).
+func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest, o *open) (*mcp.CallToolResult, error) {
 	wctx, cancel := context.WithTimeout(ctx, g.cfg.Wait)
 	defer cancel()
 	if g.cfg.Elicit && len(o.tickets) == 1 && canElicit(req.Session) && !g.answered(wctx, req, o.tickets[0]) {
@@ -35,13 +37,13 @@ func (g *Gateway) wait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		out, err := g.api.AwaitStep(wctx, sgclient.AwaitRequest{Run: g.run, Step: o.step, Timeout: min(left, g.cfg.ProgressEvery, maxAwait).String()})
 		switch {
 		case err == nil && out.Final:
-			g.open = nil
+			g.settled(o, false)
 			if len(out.Results) != 1 {
 				return nil, fmt.Errorf("stepgate: step %d of run %s answered %d results for one call", o.step, g.run, len(out.Results))
 			}
 			return result(out.Results[0]), nil
 		case errors.Is(err, sgclient.ErrRunNotActive):
-			g.ended, g.open = true, nil
+			g.settled(o, true)
 			return errorResult(endedText), nil
 		case ctx.Err() != nil:
 			return nil, ctx.Err() // the client cancelled the call; the ticket stays

@@ -151,7 +151,11 @@ func safeMethod(m string) bool {
 }
 
 // login checks the form's token and opens a session.
+// Attempts are rate-limited per client address (see signInBurst).
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if s.tooManySignIns(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	if err := r.ParseForm(); err != nil {
 		writeError(w, http.StatusBadRequest, sgclient.CodeInvalidInput, "a form with a token")

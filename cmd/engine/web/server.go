@@ -60,6 +60,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	sessions *sessions
+	signIns  *signIns
 	live     *hub
 	static   fs.FS
 	handler  http.Handler
@@ -83,7 +84,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions(cfg.SessionTTL), live: newHub(), static: static}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions(cfg.SessionTTL), signIns: newSignIns(), live: newHub(), static: static}
 	h, err := s.routes()
 	if err != nil {
 		return nil, err
