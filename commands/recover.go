@@ -147,7 +147,7 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		if c.Terminal() || !inDoubt(&r, c) {
 			continue
 		}
-		p := h.steps.rerun(reg, cfg, run, s.N, c, resolutionOf(&r, c))
+		p := h.steps.rerun(reg, cfg, &r, s, c, resolutionOf(&r, c))
 		switch {
 		case p.terminal:
 			w.first = append(w.first, p.result)

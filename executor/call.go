@@ -33,4 +33,27 @@ type Call struct {
 	Paths []ResolvedPath `json:"paths,omitempty"`
 	// book collects Paths while a first Prepare computes the call's requests.
 	book *pathBook
+	// acted receives what the call reports with [Call.Acted] while it runs.
+	acted *Acted
+}
+
+// Acted is what a call found and left of what its tool observes (see
+// WithObserve): edit, the digest of the file as it read it and as it wrote
+// it. The engine records it with the result, so a call of the same step
+// decided before this one ran can be held to what this one left instead of
+// what it observed (see Call.Observed). Empty for a call that reported
+// nothing, and for every failed call.
+type Acted struct {
+	Found string `json:"found,omitempty"` // the observation as the call found it when it ran
+	Left  string `json:"left,omitempty"`  // the observation once its effect was done
+}
+
+// Acted reports, while the call runs, what it found and left of what its
+// tool observes (see [Acted]); the last report wins. It is kept only when
+// the call succeeds. Safe to call on a Call that is not running (it then
+// does nothing).
+func (c Call) Acted(found, left string) {
+	if c.acted != nil {
+		*c.acted = Acted{Found: found, Left: left}
+	}
 }

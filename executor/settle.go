@@ -28,13 +28,22 @@ type settler interface {
 // preparedCall is a Prepared with what its run needs, in one allocation.
 type preparedCall[In, Out any] struct {
 	Prepared
-	h    *handler[In, Out]
-	c    Call
-	in   In
-	book pathBook // what a first Prepare recorded, until it is in c.Paths
+	h     *handler[In, Out]
+	c     Call
+	in    In
+	book  pathBook // what a first Prepare recorded, until it is in c.Paths
+	acted Acted    // what the call reported with Call.Acted
 }
 
-func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
+func (p *preparedCall[In, Out]) settle(ctx context.Context) Result {
+	c := p.c
+	c.acted = &p.acted
+	res := p.h.settle(ctx, c, p.in)
+	if !res.IsError {
+		res.Acted = p.acted
+	}
+	return res
+}
 
 func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
 

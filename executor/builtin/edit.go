@@ -89,13 +89,21 @@ func readForEdit(c executor.Call, path string, missingOK bool) (p executor.Path,
 		}
 		return p, "", "", fmt.Errorf("cannot edit %s: %v", path, err)
 	}
+	return p, content, digestOf(content), nil
+}
+
+// digestOf is the digest edit observes for a file holding content.
+func digestOf(content string) string {
 	sum := sha256.Sum256([]byte(content))
-	return p, content, "sha256:" + hex.EncodeToString(sum[:]), nil
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // emptyFile reports whether content is empty but for a byte-order mark.
 func emptyFile(content string) bool { return strings.TrimPrefix(content, utf8BOM) == "" }
 
+// editFile runs an edit. It reports the digest it found and the one it left
+// (executor.Call.Acted): an approval of another edit of the file, decided
+// before this one ran, is then held to what this one left.
 func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) {
 	p, content, digest, err := readForEdit(c, in.Path, in.OldString == "")
 	if err != nil {
@@ -105,7 +113,7 @@ func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) 
 		return "", EditChanged
 	}
 	if in.OldString == "" {
-		return fillFile(p, in, content, digest == absent)
+		return fillFile(c, p, in, content, digest)
 	}
 	bom := strings.HasPrefix(content, utf8BOM)
 	content = strings.TrimPrefix(content, utf8BOM)
@@ -138,6 +146,7 @@ func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) 
 	if _, err := write(p, []byte(content)); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
+	c.Acted(digest, digestOf(content))
 	text := fmt.Sprintf("Edited %s: %d replacements", in.Path, n)
 	if n == 1 {
 		text = fmt.Sprintf("Edited %s: 1 replacement", in.Path)
@@ -166,7 +175,7 @@ func tolerantMatch(m matchIn, path string) (splice, matchPass, error) {
 
 // fillFile is an edit with an empty oldString: it creates the file, or
 // fills an empty one, with newString.
-func fillFile(p executor.Path, in EditInput, content string, missing bool) (string, error) {
+func fillFile(c executor.Call, p executor.Path, in EditInput, content, digest string) (string, error) {
 	if !emptyFile(content) {
 		return "", EditNotEmpty
 	}
@@ -177,7 +186,8 @@ func fillFile(p executor.Path, in EditInput, content string, missing bool) (stri
 	if _, err := write(p, []byte(data)); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
-	if missing {
+	c.Acted(digest, digestOf(data))
+	if digest == absent {
 		return fmt.Sprintf("Created %s (%d bytes)", in.Path, len(in.NewString)), nil
 	}
 	return fmt.Sprintf("Filled the empty file %s (%d bytes)", in.Path, len(in.NewString)), nil
