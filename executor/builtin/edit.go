@@ -35,8 +35,6 @@ type EditInput struct {
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every exact occurrence (default: oldString must occur once)"`
 }
 
-const utf8BOM = "\uFEFF"
-
 // absent is the digest edit observes for a file that does not exist.
 const absent = "absent"
 
@@ -48,7 +46,7 @@ const editDescription = "Replace text in a file. oldString must occur exactly on
 	"2) whole lines whose indentation differs by the same whitespace prefix on every non-blank line (newString is shifted by it too); " +
 	"3) the escapes \\n \\t \\r \\\" \\' \\\\ in oldString and newString read as the characters they stand for; " +
 	"4) typographic punctuation folded on both sides (curly quotes to ' and \", dashes and minus to -, non-breaking and fixed-width spaces to a space; newString is written as given). " +
-	"The result says which pass matched. An empty oldString creates the file (and its directories) or fills an empty one with newString; on a file that is not empty it is an error. " +
+	"The result says which pass matched. An empty oldString creates the file (and its directories) or fills an empty one (holding nothing, or only a byte-order mark, which is kept: the text is written in the encoding it names) with newString; on a file that is not empty it is an error. " +
 	"Read the file first; an edit that waited for approval is refused if the file changed meanwhile. Several edits of one file in one step apply in order, each to the file as the previous one left it."
 
 // Edit builds edit: text replacement in one file (see editDescription for
@@ -97,9 +95,6 @@ func digestOf(content string) string {
 	sum := sha256.Sum256([]byte(content))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
-
-// emptyFile reports whether content is empty but for a byte-order mark.
-func emptyFile(content string) bool { return strings.TrimPrefix(content, utf8BOM) == "" }
 
 // editFile runs an edit. It reports the digest it found and the one it left
 // (executor.Call.Acted): an approval of another edit of the file, decided
@@ -179,14 +174,11 @@ func fillFile(c executor.Call, p executor.Path, in EditInput, content, digest st
 	if !emptyFile(content) {
 		return "", EditNotEmpty
 	}
-	data := in.NewString
-	if strings.HasPrefix(content, utf8BOM) && !strings.HasPrefix(data, utf8BOM) {
-		data = utf8BOM + data
-	}
-	if _, err := write(p, []byte(data)); err != nil {
+	data := filled(content, in.NewString)
+	if _, err := write(p, data); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
-	c.Acted(digest, digestOf(data))
+	c.Acted(digest, digestOf(string(data)))
 	if digest == absent {
 		return fmt.Sprintf("Created %s (%d bytes)", in.Path, len(in.NewString)), nil
 	}
