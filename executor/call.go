@@ -20,7 +20,9 @@ type Call struct {
 	Answers json.RawMessage `json:"answers,omitempty"`
 	// Observed is what the tool saw when the call was decided (see
 	// WithObserve), handed back by the engine when an approved or recovered
-	// call is prepared again: the tool compares it with the world. It is
+	// call is prepared again — or what calls of its step that ran since
+	// made of it, as they reported it (see Acted): the tool compares it
+	// with the world. It is
 	// empty for a call that runs as it is decided (nothing waited, the
 	// tool acts on what it finds; Prepare records the observation for the
 	// verdict, see Prepared.Observed) and for one that follows an earlier
