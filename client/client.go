@@ -159,15 +159,6 @@ func (c *Client) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, er
 	return &out, nil
 }
 
-// Runs lists the runs the answering host knows, oldest first.
-func (c *Client) Runs(ctx context.Context) ([]RunSummary, error) {
-	out, err := callAs[[]RunSummary](ctx, c, EndpointRuns, Empty{})
-	if err != nil {
-		return nil, err
-	}
-	return *out, nil
-}
-
 // Show returns one run in full.
 func (c *Client) Show(ctx context.Context, req ShowRequest) (*Run, error) {
 	return callAs[Run](ctx, c, EndpointShow, req)

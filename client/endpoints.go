@@ -44,6 +44,7 @@ type API interface {
 	SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error)
 	EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error)
 	Runs(ctx context.Context) ([]RunSummary, error)
+	RunsPage(ctx context.Context, req RunsRequest) (*RunPage, error)
 	Show(ctx context.Context, req ShowRequest) (*Run, error)
 	Fork(ctx context.Context, req ForkRequest) (*ForkResult, error)
 	RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error)
@@ -62,6 +63,5 @@ type API interface {
 	MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error)
 }
 
-// Empty is the request of an endpoint that takes none (runs,
-// sweep_outputs): an empty JSON object, or no body.
+// Empty is the request of an endpoint that takes none (sweep_outputs): an empty JSON object, or no body.
 type Empty struct{}

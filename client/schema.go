@@ -16,7 +16,7 @@ var endpointTypes = map[string][2]any{
 	EndpointMaterialize: {MaterializeRequest{}, Catalog{}},
 	EndpointSubmitStep:  {SubmitStepRequest{}, StepOutcome{}},
 	EndpointEndRun:      {EndRunRequest{}, RunSummary{}},
-	EndpointRuns:        {Empty{}, []RunSummary{}},
+	EndpointRuns:        {RunsRequest{}, RunPage{}},
 	EndpointShow:        {ShowRequest{}, Run{}},
 	EndpointReply:       {ReplyRequest{}, ReplyResult{}},
 	EndpointTickets:     {TicketsRequest{}, TicketPage{}},

@@ -136,10 +136,11 @@ func (h *submitter) settleResults(ctx context.Context, run string, n int, from r
 // answers go to the tool, and an edit's arguments replace the model's, held
 // to what the edited call saw when the reply was decided. A tool that is
 // gone, or is no longer the identity the model was shown, settles as a
-// stale call instead.
-func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, run string, n int, c *projection.Call, res *events.TicketResolved) *planned {
+// stale call instead. It is held to what other calls of its step, s, left
+// of what it observed (see heldTo).
+func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, c *projection.Call, res *events.TicketResolved) *planned {
 	args := c.Args
-	call := executor.Call{Run: run, Agent: cfg.agent, Step: n, CallID: c.ID, Location: cfg.location}
+	call := executor.Call{Run: r.ID, Agent: cfg.agent, Step: s.N, CallID: c.ID, Location: cfg.location}
 	var edit *events.ArgsEdit
 	if res != nil {
 		call.Answers, edit = res.Answers, res.Edit
@@ -150,6 +151,7 @@ func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, run stri
 	} else {
 		seenAtDecision(&call, c.Decision) // what the human approved, not what is there now
 	}
+	call.Observed = heldTo(r, s, c, call.Paths, call.Observed) // or what its step's calls made of it since
 	p := &planned{req: CallRequest{ID: c.ID, Tool: c.Tool, Args: args}, identity: c.Identity, edit: edit}
 	tool, why := resolveTool(reg, c.Tool, c.Identity)
 	if tool == nil {

@@ -60,7 +60,7 @@ func (h *replier) checkEdit(reg map[string]effectiveTool, cfg *runConfig, r *pro
 	if err != nil {
 		return nil, nil, editRefused(t.ID, err.Error())
 	}
-	reqs := prepared.PermissionRequests()
+	reqs := prepared.Requests()
 	if v := gate.Resume(reqs, cfg.rules, current, nil); v.Kind == gate.KindBlock {
 		return nil, nil, editRefused(t.ID, v.Reason)
 	}

@@ -41,7 +41,7 @@ const wrap = 96
 // allocation).
 
 func boundResult(ev *events.ToolResultRecorded) int {
-	n := wrap + 6*len(ev.CallID) + len(ev.Structured)
+	n := wrap + 6*(len(ev.CallID)+len(ev.Found)+len(ev.Left)) + len(ev.Structured)
 	for _, p := range ev.Parts {
 		n += 48 + 6*(len(p.Type)+len(p.Text)+len(p.MIME)) + (len(p.Data)+2)/3*4
 	}

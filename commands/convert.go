@@ -18,5 +18,6 @@ func toEventResultIn(dst []events.Part, callID string, r executor.Result) events
 	for _, p := range r.Parts {
 		dst = append(dst, events.Part{Type: p.Type, Text: p.Text, MIME: p.MIME, Data: p.Data})
 	}
-	return events.ToolResultRecorded{CallID: callID, Parts: dst, Structured: r.Structured, IsError: r.IsError}
+	return events.ToolResultRecorded{CallID: callID, Parts: dst, Structured: r.Structured, IsError: r.IsError,
+		Found: r.Acted.Found, Left: r.Acted.Left}
 }

@@ -102,11 +102,11 @@ func (h *submitter) decide(c *planned, call executor.Call, cfg *runConfig, reg m
 	// Whatever the verdict, it records what the call saw (edit: the digest the
 	// approver is shown; the real paths); set last, as block replaces the verdict.
 	defer recordSeen(&c.verdict, prepared)
-	v := gate.Decide(cfg.narrowing, prepared.PermissionRequests(), cfg.rules, h.grants.saved(cfg.project))
+	v := gate.Decide(cfg.narrowing, prepared.Requests(), cfg.rules, h.grants.saved(cfg.project))
 	switch v.Kind {
 	case gate.KindAllow:
 		c.verdict = events.PermissionDecided{CallID: cr.ID, Verdict: events.VerdictAllow, Reason: v.Reason,
-			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(prepared.PermissionRequests())}
+			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(prepared.Requests())}
 		if tool.AwaitsInput() {
 			c.ticket = h.newTicket(c, cfg, events.TicketInput, nil, mcpTTL(cfg.mcp, cr.Tool, cfg.ttl))
 		}
@@ -115,7 +115,7 @@ func (h *submitter) decide(c *planned, call executor.Call, cfg *runConfig, reg m
 			Rule: cfg.ruleRef(v.Rule), Requests: vocab.EventRequests(v.Asked)}
 		c.ticket = h.newTicket(c, cfg, events.TicketPermission, v.Asked, mcpTTL(cfg.mcp, cr.Tool, ruleTTL(v.Rule, cfg.ttl)))
 	default:
-		c.verdict.Requests = vocab.EventRequests(prepared.PermissionRequests())
+		c.verdict.Requests = vocab.EventRequests(prepared.Requests())
 		block(c, cfg, v)
 	}
 }

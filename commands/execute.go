@@ -41,6 +41,7 @@ const LeaseLostResult = "The call did not run: this host lost its lease before t
 func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim executor.Limits) {
 	whole := c.prepared.Run(ctx)
 	res, sp := store.Bound(whole, lim)
+	res.Acted = whole.Acted // not the model's: bounding leaves it out
 	c.setResult(res)
 	c.state = whole.State
 	if sp != nil {

@@ -60,6 +60,29 @@ func inDoubt(r *projection.RunHeader, c *projection.Call) bool {
 	return c.Decision.Verdict == events.VerdictAllow
 }
 
+// indeterminate reports whether recovery settles in-doubt call c as
+// indeterminate whatever its tool's state on this host: the tool the model
+// was shown is still the effective one, and it is side-effecting, or the
+// call started as often as a call may. Recovery then neither runs it nor
+// needs its implementation (an MCP server's tool whose server is down gets
+// the indeterminate result at once, without a connection being waited
+// for). Other calls go through rerun, which settles a stale or missing tool
+// as such.
+func indeterminate(reg map[string]effectiveTool, c *projection.Call) bool {
+	if !shown(reg, c.Tool, c.Identity) {
+		return false
+	}
+	return reg[c.Tool].desc.Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts
+}
+
+// editOf is the edit of the arguments a resolution carries, or nil.
+func editOf(res *events.TicketResolved) *events.ArgsEdit {
+	if res == nil {
+		return nil
+	}
+	return res.Edit
+}
+
 // resolutionOf returns the resolution of a call's ticket (its answers, its
 // edit of the arguments), or nil.
 func resolutionOf(r *projection.RunHeader, c *projection.Call) *events.TicketResolved {
@@ -126,11 +149,17 @@ func (h *recovery) recoverHost(ctx context.Context, host string) ([]RecoveredSte
 // and returns its number (0: nothing to do).
 func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error) {
 	if r, err := h.header(run); err == nil && needsRecovery(&r, host) {
-		tools := make([]string, len(r.Last.Calls))
-		for i, c := range r.Last.Calls {
-			tools[i] = c.Tool
+		// A call run again may be an MCP server's: connect to the servers
+		// of those only. One that will not run again (indeterminate) waits
+		// on no server, dead or alive.
+		reg := h.reg.effective()
+		var tools []string
+		for i := range r.Last.Calls {
+			if c := &r.Last.Calls[i]; !c.Terminal() && inDoubt(&r, c) && !indeterminate(reg, c) {
+				tools = append(tools, c.Tool)
+			}
 		}
-		h.reg.mcp.forCalls(ctx, run, tools...) // a call run again may be an MCP server's
+		h.reg.mcp.forCalls(ctx, run, tools...)
 	}
 	held := h.lockRun(run)
 	defer held.unlock()
@@ -147,12 +176,14 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		if c.Terminal() || !inDoubt(&r, c) {
 			continue
 		}
-		p := h.steps.rerun(reg, cfg, run, s.N, c, resolutionOf(&r, c))
+		if indeterminate(reg, c) { // settled without its tool: it may be an MCP server's, not connected
+			w.first = append(w.first, withEditNote(resultEvent(c.ID, IndeterminateResult), editOf(resolutionOf(&r, c))))
+			continue
+		}
+		p := h.steps.rerun(reg, cfg, &r, s, c, resolutionOf(&r, c))
 		switch {
 		case p.terminal:
 			w.first = append(w.first, p.result)
-		case p.tool.Descriptor().Effect == descriptor.SideEffecting || c.Attempts >= maxAttempts:
-			w.first = append(w.first, withEditNote(resultEvent(c.ID, IndeterminateResult), p.edit))
 		default:
 			w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
 			w.exec = append(w.exec, p)

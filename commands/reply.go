@@ -269,7 +269,7 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 // when it carries answers or an edit of the arguments (nil otherwise).
 func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, res *events.TicketResolved, w *progress) {
 	c := s.Call(t.CallID)
-	p := h.steps.rerun(reg, cfg, r.ID, s.N, c, res)
+	p := h.steps.rerun(reg, cfg, r, s, c, res)
 	if p.terminal {
 		w.first = append(w.first, p.result)
 		return

@@ -130,6 +130,12 @@ func (e ToolResultRecorded) writeJSON(w *jsonfast.Writer) {
 	if len(e.Files) > 0 {
 		w.Strings("files", e.Files)
 	}
+	if e.Found != "" {
+		w.String("found", e.Found)
+	}
+	if e.Left != "" {
+		w.String("left", e.Left)
+	}
 	w.EndObject()
 }
 

@@ -53,7 +53,8 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 			events.PermissionDecided{CallID: anyString(t, "id"), Verdict: "allow", Reason: anyString(t, "reason"), Rule: rule, Requests: reqs,
 				Observed: anyString(t, "observed"), Paths: paths},
 			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
-			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files")},
+			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files"),
+				Found: anyString(t, "found"), Left: anyString(t, "left")},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
 		}
 		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Prev: anyString(t, "prev"), Events: evs}

@@ -138,6 +138,10 @@ func (d *decoder) toolResultRecorded() Event {
 			d.bool(&e.IsError)
 		case "files":
 			d.strs(&e.Files)
+		case "found":
+			d.str(&e.Found)
+		case "left":
+			d.str(&e.Left)
 		default:
 			return false
 		}

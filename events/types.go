@@ -167,6 +167,13 @@ type ToolResultRecorded struct {
 	IsError    bool            `json:"is_error,omitempty"`
 	// Files are the output files holding what the preview left out.
 	Files []string `json:"files,omitempty"`
+	// Found and Left are what a successful call found and left of what its
+	// tool observes (edit: the file's digest as it read it and as it wrote
+	// it, in the form of PermissionDecided.Observed); empty for tools that
+	// report nothing. A later approval of a call of the same step on the
+	// same file is held to what this call left (see spec/runs.md).
+	Found string `json:"found,omitempty"`
+	Left  string `json:"left,omitempty"`
 }
 
 // OutputFileStored records a tool's whole output spilled to a file (the

@@ -20,7 +20,9 @@ type Call struct {
 	Answers json.RawMessage `json:"answers,omitempty"`
 	// Observed is what the tool saw when the call was decided (see
 	// WithObserve), handed back by the engine when an approved or recovered
-	// call is prepared again: the tool compares it with the world. It is
+	// call is prepared again — or what calls of its step that ran since
+	// made of it, as they reported it (see Acted): the tool compares it
+	// with the world. It is
 	// empty for a call that runs as it is decided (nothing waited, the
 	// tool acts on what it finds; Prepare records the observation for the
 	// verdict, see Prepared.Observed) and for one that follows an earlier
@@ -33,4 +35,27 @@ type Call struct {
 	Paths []ResolvedPath `json:"paths,omitempty"`
 	// book collects Paths while a first Prepare computes the call's requests.
 	book *pathBook
+	// acted receives what the call reports with [Call.Acted] while it runs.
+	acted *Acted
+}
+
+// Acted is what a call found and left of what its tool observes (see
+// WithObserve): edit, the digest of the file as it read it and as it wrote
+// it. The engine records it with the result, so a call of the same step
+// decided before this one ran can be held to what this one left instead of
+// what it observed (see Call.Observed). Empty for a call that reported
+// nothing, and for every failed call.
+type Acted struct {
+	Found string `json:"found,omitempty"` // the observation as the call found it when it ran
+	Left  string `json:"left,omitempty"`  // the observation once its effect was done
+}
+
+// Acted reports, while the call runs, what it found and left of what its
+// tool observes (see [Acted]); the last report wins. It is kept only when
+// the call succeeds. Safe to call on a Call that is not running (it then
+// does nothing).
+func (c Call) Acted(found, left string) {
+	if c.acted != nil {
+		*c.acted = Acted{Found: found, Left: left}
+	}
 }

@@ -176,7 +176,7 @@ func TestNewRawGatesItsRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []descriptor.Request{{Action: tool.Descriptor().Action, Resources: []string{"*"}, Save: []string{"*"}}}
-	if diff := cmp.Diff(want, p.PermissionRequests()); diff != "" {
+	if diff := cmp.Diff(want, p.Requests()); diff != "" {
 		t.Fatalf("the requests the gate decides (-want +got):\n%s", diff)
 	}
 }

@@ -29,6 +29,10 @@ type Result struct {
 	// committed as StateCommand events with the result, never shown to the
 	// model.
 	State []StateChange `json:"-"`
+	// Acted is what the call reported of what its tool observes (see
+	// [Call.Acted]); the engine records it with the result, never shows it
+	// to the model. Zero for a failed call.
+	Acted Acted `json:"-"`
 }
 
 // StateChange sets one key of the run's state to a JSON value.

@@ -102,7 +102,7 @@ func TestRequestsNamingPathsCarryTheRoot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, p.PermissionRequests()); diff != "" {
+			if diff := cmp.Diff(tt.want, p.Requests()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})

@@ -28,13 +28,22 @@ type settler interface {
 // preparedCall is a Prepared with what its run needs, in one allocation.
 type preparedCall[In, Out any] struct {
 	Prepared
-	h    *handler[In, Out]
-	c    Call
-	in   In
-	book pathBook // what a first Prepare recorded, until it is in c.Paths
+	h     *handler[In, Out]
+	c     Call
+	in    In
+	book  pathBook // what a first Prepare recorded, until it is in c.Paths
+	acted Acted    // what the call reported with Call.Acted
 }
 
-func (p *preparedCall[In, Out]) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.in) }
+func (p *preparedCall[In, Out]) settle(ctx context.Context) Result {
+	c := p.c
+	c.acted = &p.acted
+	res := p.h.settle(ctx, c, p.in)
+	if !res.IsError {
+		res.Acted = p.acted
+	}
+	return res
+}
 
 func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
 
@@ -57,17 +66,16 @@ func (p *Prepared) Observed() string { return p.observed }
 // that resolved none. Do not modify the slice.
 func (p *Prepared) Paths() []ResolvedPath { return p.paths }
 
-// Requests returns the permission requests the call raises. The slice may be shared
-// with other calls of the same tool: do not modify it.
-func (p *Prepared) Requests() []descriptor.Request { return p.requests }
-
-// PermissionRequests returns the requests as the gate decides them and the
-// log records them: [Prepared.Requests], with Root (see descriptor.Request)
-// set on each request whose relative resources are all paths the call
-// resolved inside its location, so a rule written with the absolute path
-// matches them too. Do not modify the slice.
-func (p *Prepared) PermissionRequests() []descriptor.Request {
-	if p.gated == nil { // never fewer than Requests: a call the gate saw no request of would be allowed
+// Requests returns the permission requests the call raises, as the gate is
+// to decide them and the log records them: those of the tool's request
+// function, with Root (see descriptor.Request) set on each request whose
+// relative resources are all paths the call resolved inside its location,
+// so a rule written with the absolute path matches them too. It is the one
+// list a Prepared exports: a caller that decides anything else would miss
+// the absolute forms and fail open. The slice may be shared with other
+// calls of the same tool: do not modify it.
+func (p *Prepared) Requests() []descriptor.Request {
+	if p.gated == nil { // never fewer than the tool's: a call the gate saw no request of would be allowed
 		return p.requests
 	}
 	return p.gated

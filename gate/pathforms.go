@@ -22,6 +22,14 @@ import "strings"
 // denies whatever relative rule comes after it, and no form can loosen what
 // the other decided. A saved approval that matches either form allows, as
 // saved approvals do, unless the configured rules deny either form.
+//
+// One exception, so that an absolute allow means what it says: the relative
+// form abstains when the rule that decides it is a rule about any path, not
+// about this form — its pattern matches the absolute form too, as "*" or
+// "*.go" do — and it does not deny, and an absolute rule judging the
+// absolute form comes after it. The relative form then matched nothing but
+// a default, and edit: {"*": ask, "/home/me/proj/src/*": allow} allows
+// src/a.go, as last-match-wins says. A deny in either form still denies.
 
 // AbsolutePattern reports whether a rule's resource pattern is written as an
 // absolute path: it starts with '/' (or a backslash, read as '/').
@@ -51,9 +59,33 @@ func (rs Ruleset) decideForms(action, res, abs string) (Decision, bool) {
 		return d, ok
 	}
 	ad, aok := rs.decideIn(action, abs, true)
+	if aok && ok && rs.abstains(d, ad, abs) {
+		ad.Resource = res
+		return ad, true
+	}
 	if !aok || ok && ad.Effect.strictness() <= d.Effect.strictness() {
 		return d, ok
 	}
 	ad.Resource = res
 	return ad, true
+}
+
+// abstains reports whether the relative form's decision d gives way to the
+// absolute form's, ad, on abs (see above): d's rule does not deny, matches
+// abs as well, and comes before ad's rule in rs.
+func (rs Ruleset) abstains(d, ad Decision, abs string) bool {
+	if d.Effect == Deny || !Match(d.Rule.Resource, abs) {
+		return false
+	}
+	return rs.index(d.Rule) < rs.index(ad.Rule)
+}
+
+// index is the place in rs of r, a rule of rs (-1 for one that is not).
+func (rs Ruleset) index(r *Rule) int {
+	for i := range rs {
+		if &rs[i] == r {
+			return i
+		}
+	}
+	return -1
 }

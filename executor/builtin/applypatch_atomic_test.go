@@ -80,6 +80,7 @@ func TestApplyPatchMoveRequests(t *testing.T) {
 	loc, outside := t.TempDir(), t.TempDir()
 	writeTree(t, loc, map[string]string{"a.txt": "x\n", "dup.txt": "d\n", "sub/keep.txt": "k\n", "other/keep.txt": "o\n"})
 	ext := filepath.Join(outside, "x.txt")
+	root := realSlash(t, loc) // the gate also matches the paths inside in their absolute form
 	for _, tc := range []struct {
 		why   string
 		patch string
@@ -87,15 +88,15 @@ func TestApplyPatchMoveRequests(t *testing.T) {
 	}{
 		{"a move inside the location",
 			patchOf("*** Update File: a.txt", "*** Move to: b/c.txt", "-x", "+y"),
-			[]descriptor.Request{{Action: "edit", Resources: []string{"a.txt", "b/c.txt"}, Save: []string{"*"}}}},
+			[]descriptor.Request{{Action: "edit", Resources: []string{"a.txt", "b/c.txt"}, Save: []string{"*"}, Root: root}}},
 		{"a move out of the location",
 			patchOf("*** Update File: a.txt", "*** Move to: "+ext),
 			[]descriptor.Request{
 				{Action: "external_directory", Resources: []string{filepath.ToSlash(outside) + "/*"}, Save: []string{filepath.ToSlash(outside) + "/*"}},
-				{Action: "edit", Resources: []string{"a.txt", filepath.ToSlash(ext)}, Save: []string{"*"}}}},
+				{Action: "edit", Resources: []string{"a.txt", filepath.ToSlash(ext)}, Save: []string{"*"}, Root: root}}},
 		{"an Add File on an existing file",
 			patchOf("*** Add File: dup.txt", "+new"),
-			[]descriptor.Request{{Action: "edit", Resources: []string{"dup.txt"}, Save: []string{"*"}}}},
+			[]descriptor.Request{{Action: "edit", Resources: []string{"dup.txt"}, Save: []string{"*"}, Root: root}}},
 	} {
 		p, err := prepare(t, tool, loc, builtin.ApplyPatchInput{PatchText: tc.patch})
 		if err != nil {

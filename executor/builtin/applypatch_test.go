@@ -50,7 +50,7 @@ func TestApplyPatch(t *testing.T) {
 	}
 	wantReqs := []descriptor.Request{
 		{Action: "external_directory", Resources: []string{filepath.ToSlash(outside) + "/*"}, Save: []string{filepath.ToSlash(outside) + "/*"}},
-		{Action: "edit", Resources: []string{"lib/new.go", "main.go", "crlf.txt", "old.txt", filepath.ToSlash(ext)}, Save: []string{"*"}},
+		{Action: "edit", Resources: []string{"lib/new.go", "main.go", "crlf.txt", "old.txt", filepath.ToSlash(ext)}, Save: []string{"*"}, Root: realSlash(t, loc)},
 	}
 	if diff := cmp.Diff(wantReqs, p.Requests()); diff != "" {
 		t.Errorf("one edit request for every file (-want +got):\n%s", diff)

@@ -5,11 +5,13 @@ import (
 	"strings"
 )
 
-// binaryExtensions are the file name extensions read and read_file refuse
-// without looking inside: compiled code, archives and compressed files,
-// images, audio and video, office documents, fonts and databases. read
-// returns text only (no media parts), so images are refused with the rest.
-// A file of another name is refused when its content looks binary.
+// binaryExtensions are the file name extensions of binary formats: compiled
+// code, archives and compressed files, images, audio and video, office
+// documents, fonts and databases. They refuse nothing by themselves — a
+// file is judged by its content, so a text file named .bmp, .tiff or .avif
+// is read — but they make read look at all of a file, not only its first
+// 8 KiB: a file so named is read only if every byte of it is text (no NUL
+// byte, valid UTF-8). read_file always looks at all of a file.
 var binaryExtensions = map[string]bool{
 	// compiled code and objects
 	".wasm": true, ".o": true, ".a": true, ".so": true, ".dylib": true, ".dll": true, ".exe": true,
@@ -30,7 +32,8 @@ var binaryExtensions = map[string]bool{
 	".sqlite": true, ".db": true, ".bin": true,
 }
 
-// binaryByName reports whether name's extension (any case) is a binary one.
+// binaryByName reports whether name's extension (any case) is that of a
+// binary format.
 func binaryByName(name string) bool {
 	return binaryExtensions[strings.ToLower(path.Ext(strings.ReplaceAll(name, `\`, "/")))]
 }

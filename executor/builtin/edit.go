@@ -35,8 +35,6 @@ type EditInput struct {
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every exact occurrence (default: oldString must occur once)"`
 }
 
-const utf8BOM = "\uFEFF"
-
 // absent is the digest edit observes for a file that does not exist.
 const absent = "absent"
 
@@ -48,7 +46,7 @@ const editDescription = "Replace text in a file. oldString must occur exactly on
 	"2) whole lines whose indentation differs by the same whitespace prefix on every non-blank line (newString is shifted by it too); " +
 	"3) the escapes \\n \\t \\r \\\" \\' \\\\ in oldString and newString read as the characters they stand for; " +
 	"4) typographic punctuation folded on both sides (curly quotes to ' and \", dashes and minus to -, non-breaking and fixed-width spaces to a space; newString is written as given). " +
-	"The result says which pass matched. An empty oldString creates the file (and its directories) or fills an empty one with newString; on a file that is not empty it is an error. " +
+	"The result says which pass matched. An empty oldString creates the file (and its directories) or fills an empty one (holding nothing, or only a byte-order mark, which is kept: the text is written in the encoding it names) with newString; on a file that is not empty it is an error. " +
 	"Read the file first; an edit that waited for approval is refused if the file changed meanwhile. Several edits of one file in one step apply in order, each to the file as the previous one left it."
 
 // Edit builds edit: text replacement in one file (see editDescription for
@@ -89,13 +87,18 @@ func readForEdit(c executor.Call, path string, missingOK bool) (p executor.Path,
 		}
 		return p, "", "", fmt.Errorf("cannot edit %s: %v", path, err)
 	}
-	sum := sha256.Sum256([]byte(content))
-	return p, content, "sha256:" + hex.EncodeToString(sum[:]), nil
+	return p, content, digestOf(content), nil
 }
 
-// emptyFile reports whether content is empty but for a byte-order mark.
-func emptyFile(content string) bool { return strings.TrimPrefix(content, utf8BOM) == "" }
+// digestOf is the digest edit observes for a file holding content.
+func digestOf(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
 
+// editFile runs an edit. It reports the digest it found and the one it left
+// (executor.Call.Acted): an approval of another edit of the file, decided
+// before this one ran, is then held to what this one left.
 func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) {
 	p, content, digest, err := readForEdit(c, in.Path, in.OldString == "")
 	if err != nil {
@@ -105,7 +108,7 @@ func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) 
 		return "", EditChanged
 	}
 	if in.OldString == "" {
-		return fillFile(p, in, content, digest == absent)
+		return fillFile(c, p, in, content, digest)
 	}
 	bom := strings.HasPrefix(content, utf8BOM)
 	content = strings.TrimPrefix(content, utf8BOM)
@@ -138,6 +141,7 @@ func editFile(_ context.Context, c executor.Call, in EditInput) (string, error) 
 	if _, err := write(p, []byte(content)); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
+	c.Acted(digest, digestOf(content))
 	text := fmt.Sprintf("Edited %s: %d replacements", in.Path, n)
 	if n == 1 {
 		text = fmt.Sprintf("Edited %s: 1 replacement", in.Path)
@@ -166,18 +170,16 @@ func tolerantMatch(m matchIn, path string) (splice, matchPass, error) {
 
 // fillFile is an edit with an empty oldString: it creates the file, or
 // fills an empty one, with newString.
-func fillFile(p executor.Path, in EditInput, content string, missing bool) (string, error) {
+func fillFile(c executor.Call, p executor.Path, in EditInput, content, digest string) (string, error) {
 	if !emptyFile(content) {
 		return "", EditNotEmpty
 	}
-	data := in.NewString
-	if strings.HasPrefix(content, utf8BOM) && !strings.HasPrefix(data, utf8BOM) {
-		data = utf8BOM + data
-	}
-	if _, err := write(p, []byte(data)); err != nil {
+	data := filled(content, in.NewString)
+	if _, err := write(p, data); err != nil {
 		return "", fmt.Errorf("cannot write %s: %v", in.Path, pathErr(err))
 	}
-	if missing {
+	c.Acted(digest, digestOf(string(data)))
+	if digest == absent {
 		return fmt.Sprintf("Created %s (%d bytes)", in.Path, len(in.NewString)), nil
 	}
 	return fmt.Sprintf("Filled the empty file %s (%d bytes)", in.Path, len(in.NewString)), nil

@@ -89,6 +89,13 @@ func TestEditEmptyOldString(t *testing.T) {
 		{why: "creates its directories", missing: true, in: builtin.EditInput{Path: "a/b/new.go", NewString: "x"}, want: "Created a/b/new.go (1 bytes)", after: "x"},
 		{why: "fills an empty file", before: "", in: builtin.EditInput{NewString: "hello\n"}, want: "Filled the empty file f.txt (6 bytes)", after: "hello\n"},
 		{why: "fills an empty file, keeping its BOM", before: "\uFEFF", in: builtin.EditInput{NewString: "hello"}, want: "Filled the empty file f.txt (5 bytes)", after: "\uFEFFhello"},
+		{why: "a BOM in newString is the file's own", before: "\uFEFF", in: builtin.EditInput{NewString: "\uFEFFhi"}, want: "Filled the empty file f.txt (5 bytes)", after: "\uFEFFhi"},
+		{why: "a UTF-16LE BOM alone: filled in UTF-16LE", before: "\xFF\xFE", in: builtin.EditInput{NewString: "hé"}, want: "Filled the empty file f.txt (3 bytes)", after: "\xFF\xFEh\x00\xE9\x00"},
+		{why: "a UTF-16BE BOM alone: filled in UTF-16BE", before: "\xFE\xFF", in: builtin.EditInput{NewString: "h\U0001F600"}, want: "Filled the empty file f.txt (5 bytes)", after: "\xFE\xFF\x00h\xD8\x3D\xDE\x00"},
+		{why: "a UTF-32LE BOM alone: filled in UTF-32LE", before: "\xFF\xFE\x00\x00", in: builtin.EditInput{NewString: "h"}, want: "Filled the empty file f.txt (1 bytes)", after: "\xFF\xFE\x00\x00h\x00\x00\x00"},
+		{why: "a UTF-32BE BOM alone: filled in UTF-32BE", before: "\x00\x00\xFE\xFF", in: builtin.EditInput{NewString: "h"}, want: "Filled the empty file f.txt (1 bytes)", after: "\x00\x00\xFE\xFF\x00\x00\x00h"},
+		{why: "a BOM and a newline is not empty", before: "\uFEFF\n", in: builtin.EditInput{NewString: "x"}, isError: true, want: string(builtin.EditNotEmpty), after: "\uFEFF\n"},
+		{why: "a UTF-16 BOM and text is not empty", before: "\xFF\xFEa\x00", in: builtin.EditInput{NewString: "x"}, isError: true, want: string(builtin.EditNotEmpty), after: "\xFF\xFEa\x00"},
 		{why: "refused on a file with content", before: "keep me\n", in: builtin.EditInput{NewString: "x"}, isError: true, want: string(builtin.EditNotEmpty), after: "keep me\n"},
 		{why: "a whitespace file is not empty", before: "\n", in: builtin.EditInput{NewString: "x"}, isError: true, want: string(builtin.EditNotEmpty), after: "\n"},
 	})

@@ -82,3 +82,14 @@ func TestPathToolsRefuseAPathThatChanged(t *testing.T) {
 		}
 	}
 }
+
+// realSlash is dir's real path in '/' form: the Root the executor sets on
+// requests for paths inside a location at dir.
+func realSlash(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(real)
+}

@@ -35,15 +35,16 @@ type ReadInput struct {
 // Read builds read: a page of a text file with line numbers (at most 2000
 // lines and 50 KiB a page, lines over 2000 characters cut with a notice),
 // or a page of a directory's listing (offset and limit count entries).
-// Binary files are refused, by extension (see binaryExtensions) or by
-// content. Permission: read on
+// Binary files are refused, by content: a NUL byte or invalid UTF-8 in the
+// first 8 KiB, or anywhere in a file named like a binary format (see
+// binaryExtensions). Permission: read on
 // the path (saved as "*"), and external_directory first for a path outside
 // the location — the build agent allows the tool-output directory, so the
 // model can page through spilled output.
 func Read() (*executor.Tool, error) {
 	return executor.New("read",
 		"Read a text file a page at a time (line-numbered; at most 2000 lines or 50 KiB a page; lines over 2000 characters are cut with a notice; use offset to go on), or list a directory (sorted entries, directories ending in /; offset and limit count entries, at most 2000 a page). "+
-			"Binary files are refused: by extension (compiled code and objects such as .wasm .o .so .class .pyc, archives such as .zip .tar .gz .jar, images such as .png .jpg .gif — read returns no images —, audio, video, .pdf and office documents, fonts, databases) and by content (a NUL byte or invalid UTF-8 in the first 8 KiB).",
+			"Binary files are refused, judged by content: a NUL byte or invalid UTF-8 in the first 8 KiB, or anywhere in a file named like a binary format (compiled code, archives, images — read returns no images —, audio, video, .pdf and office documents, fonts, databases). A text file is read whatever its name.",
 		readPage, executor.WithEffect(descriptor.ReadOnly),
 		executor.WithRequests(func(c executor.Call, in ReadInput) ([]descriptor.Request, error) {
 			if in.Offset < 0 || in.Limit < 0 || in.Limit > ReadMaxLines {
@@ -66,10 +67,7 @@ func readPage(_ context.Context, c executor.Call, in ReadInput) (string, error) 
 	if fi.IsDir() {
 		return listDir(f, in)
 	}
-	if binaryByName(in.Path) {
-		return "", binaryRefusal(in.Path)
-	}
-	return pageOf(f, in)
+	return pageOf(f, in, binaryByName(in.Path))
 }
 
 // binaryRefusal is the refusal of a binary file, by name or by content.
@@ -196,7 +194,9 @@ func listDir(f *os.File, in ReadInput) (string, error) {
 	return out, nil
 }
 
-func pageOf(f *os.File, in ReadInput) (string, error) {
+// pageOf is a page of the text file f; a file that is not text in its
+// first 8 KiB, or anywhere when whole, is refused as binary.
+func pageOf(f *os.File, in ReadInput, whole bool) (string, error) {
 	r := bufio.NewReaderSize(f, 64<<10)
 	head, _ := r.Peek(readSniffLength)
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head)) {
@@ -212,6 +212,9 @@ func pageOf(f *os.File, in ReadInput) (string, error) {
 		line, err := r.ReadString('\n')
 		if line == "" && err != nil {
 			break
+		}
+		if whole && (strings.IndexByte(line, 0) >= 0 || !utf8.ValidString(line)) {
+			return "", binaryRefusal(in.Path)
 		}
 		n++
 		if n < offset || cut {

@@ -28,7 +28,7 @@ type ReadFileInput struct {
 // through a symlink, are refused before any permission is asked, and checked again
 // when the file is opened.
 func ReadFile() (*executor.Tool, error) {
-	return executor.New("read_file", "Read a UTF-8 text file inside the workspace and return its text. Binary files are refused, by extension (compiled code, archives, images, audio, video, documents, fonts, databases: the same list as read) and by content (a NUL byte or invalid UTF-8).", readFile,
+	return executor.New("read_file", "Read a UTF-8 text file inside the workspace and return its text. Binary files are refused, judged by content (a NUL byte or invalid UTF-8 anywhere); a text file is read whatever its name.", readFile,
 		executor.WithEffect(descriptor.ReadOnly),
 		executor.WithAction("read"),
 		executor.WithRequests(func(c executor.Call, in ReadFileInput) ([]descriptor.Request, error) {
@@ -54,9 +54,6 @@ func readFile(_ context.Context, c executor.Call, in ReadFileInput) (string, err
 	defer f.Close()
 	if fi.IsDir() {
 		return "", fmt.Errorf("%s is a directory, not a file", in.Path)
-	}
-	if binaryByName(in.Path) {
-		return "", binaryRefusal(in.Path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxReadFileBytes+1))
 	if err != nil {

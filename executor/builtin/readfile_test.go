@@ -68,6 +68,10 @@ func TestReadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := executor.Call{Run: "r", Location: ws}
+	wsReal, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		why        string
 		path       string
@@ -110,7 +114,8 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("%s: Prepare(%s) = %v", tt.why, tt.path, err)
 			continue
 		}
-		wantReqs := []descriptor.Request{{Action: "read", Resources: []string{tt.wantRes}, Save: []string{"*"}}}
+		// Root: the gate also matches the path's absolute form.
+		wantReqs := []descriptor.Request{{Action: "read", Resources: []string{tt.wantRes}, Save: []string{"*"}, Root: filepath.ToSlash(wsReal)}}
 		if diff := cmp.Diff(wantReqs, p.Requests()); diff != "" {
 			t.Errorf("%s: requests (-want +got):\n%s", tt.why, diff)
 		}

@@ -55,9 +55,12 @@ func TestReadDirectoryPages(t *testing.T) {
 	}
 }
 
-// Binary files are refused by well-known extension, whatever they hold,
-// as well as by content; read returns no media, so images are refused too.
-func TestReadRefusesBinaryByName(t *testing.T) {
+// read and read_file judge a file by its content, not its name: a text
+// file named like an image (.bmp, .tiff, .avif, .png) or an archive is
+// read; real binaries are refused whatever their name. A file named like a
+// binary format is looked at whole, so binary bytes after the first 8 KiB
+// refuse it too (a file of another name is judged by its first 8 KiB).
+func TestReadJudgesBinaryByContent(t *testing.T) {
 	read, err := builtin.Read()
 	if err != nil {
 		t.Fatal(err)
@@ -67,31 +70,50 @@ func TestReadRefusesBinaryByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	loc := t.TempDir()
-	names := []string{"m.wasm", "a.zip", "b.tar", "c.tar.gz", "x.o", "lib.so", "Main.class", "m.pyc", "logo.PNG", "p.jpg", "doc.pdf", "f.woff2"}
-	files := map[string]string{"text.md": "hello\n", "noext": "plain\n", "nul.txt": "a\x00b"}
-	for _, n := range names {
-		files[n] = "looks like text\n" // refused by name alone
+	text := "looks like text\n"
+	late := strings.Repeat("text line\n", 1000) + "\x00\x01\x02\n" // text for 10,000 bytes, then binary
+	files := map[string]string{
+		"icon.bmp": text, "scan.tiff": text, "photo.avif": text, "logo.PNG": text, "a.zip": text, "doc.pdf": text,
+		// real binaries: their first bytes as the formats begin
+		"real.bmp":  "BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00",
+		"real.tiff": "II*\x00\x08\x00\x00\x00",
+		"real.avif": "\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1",
+		"real.png":  "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"real.gz":   "\x1f\x8b\x08\x00\x00\x00\x00\x00",
+		"noext.bin": "\xff\xfe\xfd",
+		"late.pdf":  late,
+		"late.txt":  late,
 	}
 	writeTree(t, loc, files)
 	for _, tc := range []struct {
-		name string
-		want string
+		name     string
+		read     string // read's text
+		readFile string // read_file's text
 	}{
-		{"text.md", "     1\thello\n(end of file: 1 lines)"},
-		{"noext", "     1\tplain\n(end of file: 1 lines)"},
-		{"nul.txt", "Cannot read binary file: nul.txt"},
+		{"icon.bmp", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"scan.tiff", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"photo.avif", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"logo.PNG", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"a.zip", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"doc.pdf", "     1\tlooks like text\n(end of file: 1 lines)", text},
+		{"real.bmp", "Cannot read binary file: real.bmp", "Cannot read binary file: real.bmp"},
+		{"real.tiff", "Cannot read binary file: real.tiff", "Cannot read binary file: real.tiff"},
+		{"real.avif", "Cannot read binary file: real.avif", "Cannot read binary file: real.avif"},
+		{"real.png", "Cannot read binary file: real.png", "Cannot read binary file: real.png"},
+		{"real.gz", "Cannot read binary file: real.gz", "Cannot read binary file: real.gz"},
+		{"noext.bin", "Cannot read binary file: noext.bin", "Cannot read binary file: noext.bin"},
+		{"late.pdf", "Cannot read binary file: late.pdf", "Cannot read binary file: late.pdf"},
+		{"late.txt", "     1\ttext line\n     2\ttext line\n", "Cannot read binary file: late.txt"}, // read: its first 8 KiB, a prefix
 	} {
-		if got := runText(t, read, loc, builtin.ReadInput{Path: tc.name}); got != tc.want {
-			t.Errorf("read %s: %q, want %q", tc.name, got, tc.want)
+		got := runText(t, read, loc, builtin.ReadInput{Path: tc.name})
+		if tc.name == "late.txt" && strings.HasPrefix(got, tc.read) {
+			got = tc.read
 		}
-	}
-	for _, n := range names {
-		want := "Cannot read binary file: " + n
-		if got := runText(t, read, loc, builtin.ReadInput{Path: n}); got != want {
-			t.Errorf("read %s: %q, want %q", n, got, want)
+		if got != tc.read {
+			t.Errorf("read %s: %q, want %q", tc.name, got, tc.read)
 		}
-		if got := runText(t, readFile, loc, builtin.ReadFileInput{Path: n}); got != want {
-			t.Errorf("read_file %s: %q, want %q", n, got, want)
+		if got := runText(t, readFile, loc, builtin.ReadFileInput{Path: tc.name}); got != tc.readFile {
+			t.Errorf("read_file %s: %q, want %q", tc.name, got, tc.readFile)
 		}
 	}
 }
