@@ -157,6 +157,23 @@ func (b Bound) Runs(ctx context.Context) ([]client.RunSummary, error) {
 	return out, nil
 }
 
+// RunsPage implements [client.API]: a page keeps the runs the caller may
+// see (so a page may be shorter than its limit while Next goes on).
+func (b Bound) RunsPage(ctx context.Context, req RunsRequest) (*RunPage, error) {
+	page, err := b.W.RunsPage(ctx, req)
+	if err != nil || b.Caller.All {
+		return page, err
+	}
+	kept := []client.RunSummary{}
+	for _, s := range page.Runs {
+		if b.seesRun(s.ID) {
+			kept = append(kept, s)
+		}
+	}
+	page.Runs = kept
+	return page, nil
+}
+
 // Tickets implements [client.API]: a run the caller may not see is
 // run_not_found; a page keeps the tickets of runs it may see (so a page
 // may be shorter than its limit while Next goes on).

@@ -106,6 +106,9 @@ func TestBoundCallerSeesOnlyItsRuns(t *testing.T) {
 		if runs, err := other.api.Runs(ctx); err != nil || slices.ContainsFunc(runs, func(r client.RunSummary) bool { return r.ID == run }) {
 			t.Errorf("%s lists runs %+v (%v), want none", other.who, runs, err)
 		}
+		if page, err := other.api.RunsPage(ctx, commands.RunsRequest{}); err != nil || slices.ContainsFunc(page.Runs, func(r client.RunSummary) bool { return r.ID == run }) {
+			t.Errorf("%s lists a page of runs %+v (%v), want none of the run's", other.who, page, err)
+		}
 		if gs, err := other.api.Grants(ctx, commands.GrantsRequest{Project: "pg"}); err != nil || len(gs) != 0 {
 			t.Errorf("%s lists grants %+v (%v), want none", other.who, gs, err)
 		}

@@ -179,7 +179,7 @@ func TestBashGitOptionsThatRunProgramsAsk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, allowEverything); !asksWhole(v, cmd) {
+			if v := gate.Decide(gate.Configured, p.Requests(), rules, allowEverything); !asksWhole(v, cmd) {
 				t.Errorf("%s (%s), want the whole text asked; asked %+v", v.Kind, v.Reason, v.Asked)
 			}
 		})
@@ -228,8 +228,8 @@ func TestBashGitOptionsThatRunProgramsAsk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil); v.Kind != gate.KindAllow {
-				t.Errorf("%s (%s), want allow; requests %+v", v.Kind, v.Reason, p.PermissionRequests())
+			if v := gate.Decide(gate.Configured, p.Requests(), rules, nil); v.Kind != gate.KindAllow {
+				t.Errorf("%s (%s), want allow; requests %+v", v.Kind, v.Reason, p.Requests())
 			}
 		})
 	}
@@ -301,7 +301,7 @@ func TestBashGitOptionsDoNotRunUnasked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil)
+			v := gate.Decide(gate.Configured, p.Requests(), rules, nil)
 			if v.Kind == gate.KindAllow {
 				out := p.Run(context.Background()).Text()
 				t.Errorf("allowed; it printed %q", out)
@@ -354,7 +354,7 @@ func TestBashGitWritesAreJudged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil)
+			v := gate.Decide(gate.Configured, p.Requests(), rules, nil)
 			switch {
 			case v.Kind == gate.KindAllow:
 				out := p.Run(context.Background()).Text()

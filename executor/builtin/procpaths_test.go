@@ -70,10 +70,10 @@ func TestBashProcessPathsDoNotBeatADeny(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil)
+				v := gate.Decide(gate.Configured, p.Requests(), rules, nil)
 				if v.Kind == gate.KindAllow {
 					p.Run(context.Background())
-					t.Errorf("allowed; requests %+v", p.PermissionRequests())
+					t.Errorf("allowed; requests %+v", p.Requests())
 				}
 				if b, err := os.ReadFile(filepath.Join(loc, "secret/key")); err != nil || string(b) != "original\n" {
 					t.Errorf("secret/key holds %q (%v)", b, err)
@@ -107,11 +107,11 @@ func TestBashProcessPathsAskWithTheWholeText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, gate.Ruleset{{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceSaved}})
+		v := gate.Decide(gate.Configured, p.Requests(), rules, gate.Ruleset{{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceSaved}})
 		if v.Kind != gate.KindConfirm || !slices.ContainsFunc(v.Asked, func(r descriptor.Request) bool { return r.Ask && slices.Equal(r.Resources, []string{cmd}) }) {
 			t.Errorf("%q: %s (%s), want the whole text asked; asked %+v", cmd, v.Kind, v.Reason, v.Asked)
 		}
-		for _, r := range p.PermissionRequests() {
+		for _, r := range p.Requests() {
 			for _, res := range r.Resources {
 				if strings.HasPrefix(res, engine) || strings.Contains(res, "/proc/") && res != cmd {
 					t.Errorf("%q: the ticket names %q", cmd, res)
@@ -124,7 +124,7 @@ func TestBashProcessPathsAskWithTheWholeText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil); v.Kind != gate.KindAllow {
+		if v := gate.Decide(gate.Configured, p.Requests(), rules, nil); v.Kind != gate.KindAllow {
 			t.Errorf("%q: %s (%s), want allow", cmd, v.Kind, v.Reason)
 		}
 	}
@@ -179,7 +179,7 @@ func TestPathToolsRefuseProcessPaths(t *testing.T) {
 			if !errors.Is(err, executor.ErrProcessPath) {
 				t.Errorf("%s %q: %v, want %v", tt.tool.Name(), path, err, executor.ErrProcessPath)
 			}
-			if err == nil && gate.Decide(gate.Configured, p.PermissionRequests(), rules, nil).Kind == gate.KindAllow {
+			if err == nil && gate.Decide(gate.Configured, p.Requests(), rules, nil).Kind == gate.KindAllow {
 				p.Run(context.Background()) // as the engine would: the deny of secret/* must hold
 			}
 		}
