@@ -100,13 +100,17 @@ func runEngine(t *testing.T, env []string, args ...string) (int, string) {
 
 // The verbs that read configuration refuse each hostile file at once, with
 // an error naming the file and why: `config check` on a location whose
-// project file it is (exit 1), `replay --policy` on the file itself (exit
-// 2, before it connects anywhere). The named pipe's other end is never
+// project file it is (exit 1), `replay --policy` and `run --rules` on the
+// file itself (exit 2 and 1, before they connect anywhere). The named pipe's other end is never
 // opened: an open that waited for it would never return. A project file
 // that cannot be read is refused the same way; the test drops root's
 // privileges for that case, since file modes do not stop root's reads.
 func TestHostileConfigVerbs(t *testing.T) {
 	xdg := "XDG_CONFIG_HOME=" + t.TempDir()
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(script, []byte(`{"calls":[{"id":"c","tool":"echo","args":{"text":"hi"}}]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	why := map[string]string{
 		"a FIFO": "a named pipe, not a regular file", "600 MB": "629145600 bytes, more than the 262144 bytes",
 		"a directory": "a directory, not a regular file",
@@ -129,6 +133,10 @@ func TestHostileConfigVerbs(t *testing.T) {
 			code, stderr = runEngine(t, []string{xdg}, "replay", "--policy", projectFile(loc), "--nats", "nats://127.0.0.1:1")
 			if code != 2 || !strings.Contains(stderr, projectFile(loc)) || !strings.Contains(stderr, want) {
 				t.Errorf("replay --policy: exit %d, stderr %q; want 2 and the file refused: %s", code, stderr, want)
+			}
+			code, stderr = runEngine(t, []string{xdg}, "run", "--script", script, "--rules", projectFile(loc), "--nats", "nats://127.0.0.1:1")
+			if code != 1 || !strings.Contains(stderr, projectFile(loc)) || !strings.Contains(stderr, want) {
+				t.Errorf("run --rules: exit %d, stderr %q; want 1 and the file refused: %s", code, stderr, want)
 			}
 		})
 	}
