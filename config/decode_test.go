@@ -61,3 +61,15 @@ func TestDecodeDocuments(t *testing.T) {
 		t.Errorf("layer %+v, want the last document's word", f)
 	}
 }
+
+// A syntax error names its line and column but quotes none of the text:
+// the parser's own message renders the line, in time quadratic in its
+// length (an unclosed flow sequence of 256 KiB took minutes), and would
+// carry a hostile file's line into every log.
+func TestSyntaxErrorsQuoteNoText(t *testing.T) {
+	text := "agents: [" + strings.Repeat("payload,", (config.MaxFileBytes-16)/8)
+	_, err := config.Parse("p.yaml", []byte(text), gate.SourceProject)
+	if want := "p.yaml:1: (document): [1:9] sequence end token ']' not found"; err == nil || err.Error() != want {
+		t.Errorf("Parse = %.200v…, want %q", err, want)
+	}
+}

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -56,16 +54,38 @@ type File struct {
 }
 
 // Load reads the file at path as a layer with the given source. A missing
-// file is no layer (nil, nil).
+// file is no layer (nil, nil). Only a regular file of at most
+// [MaxFileBytes] is read, and its open never blocks; a project's file
+// (gate.SourceProject) is not read through a symbolic link. Anything else —
+// a named pipe, a device, a directory, a larger file — is refused at once
+// with an [*Error] naming the file and why, and nothing of it is read.
 func Load(path string, source gate.Source) (*File, error) {
-	data, err := os.ReadFile(path)
+	return load(path, source, source == gate.SourceProject)
+}
+
+// load is Load, following a final symbolic link unless nofollow.
+func load(path string, source gate.Source, nofollow bool) (*File, error) {
+	data, err := readFile(path, nofollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read configuration %s: %w: %w", path, ErrInvalid, err)
+		return nil, err
 	}
 	return Parse(path, data, source)
+}
+
+// ReadFile is the text of a configuration file the user names on a
+// command line (replay's --policy, run's --rules), read as Load reads one:
+// a regular file of at most MaxFileBytes, opened without blocking, or an
+// [*Error] naming it and why. A symbolic link is followed (to a regular
+// file, still); a missing file is an fs.ErrNotExist error.
+func ReadFile(path string) ([]byte, error) {
+	data, err := readFile(path, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read configuration %s: %w", path, err)
+	}
+	return data, err
 }
 
 // Parse reads one layer from YAML or JSON text.
@@ -88,11 +108,21 @@ func Load(path string, source gate.Source) (*File, error) {
 //	notify:                       # the user's file only
 //	  - { url: "https://hooks.example/stepgate", secret: "secret://HOOK_KEY",
 //	      events: [ticket_issued, ticket_resolved, run_ended], include_args: false }
+//
+// Text longer than MaxFileBytes, or nested deeper than MaxNesting, is
+// refused before it is parsed.
 func Parse(path string, data []byte, source gate.Source) (*File, error) {
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(path, int64(len(data)))
+	}
 	f := &File{Path: path, Agents: map[string]gate.Ruleset{}, source: source}
-	tree, err := parser.ParseBytes(data, 0)
+	tree, err := parseYAML(path, data)
+	var ce *Error
+	if errors.As(err, &ce) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, &Error{File: path, Line: syntaxLine(err), Key: "(document)", Msg: err.Error()}
+		return nil, &Error{File: path, Line: syntaxLine(err), Key: "(document)", Msg: syntaxMsg(err)}
 	}
 	s := state{file: path, source: source, top: true}
 	for _, d := range tree.Docs {
@@ -108,6 +138,18 @@ func Parse(path string, data []byte, source gate.Source) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// syntaxMsg is the YAML parser's error as "[LINE:COLUMN] message", without
+// the excerpt of the text its Error prints: rendering that excerpt takes
+// time quadratic in the length of the line (an unclosed 256 KiB flow
+// sequence: minutes), and the message would carry the line.
+func syntaxMsg(err error) string {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		return ye.FormatError(false, false)
+	}
+	return err.Error()
 }
 
 // syntaxLine is the line of the token the YAML parser stopped at; 0 when

@@ -222,7 +222,7 @@ func TestSecretsFileOfTheUsersFile(t *testing.T) {
 		t.Errorf("Resolve = %q, %v", v, err)
 	}
 	_, err = (&config.Secrets{File: dir}).Resolve(ctx, "secret://SG_REL")
-	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+	if err == nil || !strings.Contains(err.Error(), "a directory, not a regular file") {
 		t.Errorf("a directory as the secrets file: %v", err)
 	}
 	s, err = config.Loader{}.Secrets()

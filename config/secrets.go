@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -30,9 +28,6 @@ func (e *SecretError) Error() string { return e.Ref + ": " + e.Reason }
 
 // Unwrap makes every SecretError an ErrSecret.
 func (e *SecretError) Unwrap() error { return ErrSecret }
-
-// maxSecretsFile bounds the secrets file read.
-const maxSecretsFile = 1 << 20
 
 // Secrets resolves secret references: secret://NAME is the environment
 // variable NAME, or else NAME in the secrets file the user's file names
@@ -141,39 +136,44 @@ func (s *Secrets) lookup(r SecretRef, file *map[string]string) (string, error) {
 	return "", &SecretError{Ref: r.String(), Reason: fmt.Sprintf("not set: no environment variable %s and no %s in secrets file %s", r.Name, r.Name, s.File)}
 }
 
-// readSecretsFile reads a mapping of names to values. It refuses a file
-// that is not a regular file or that its group or others may read, and its
-// errors carry lines, never the file's text.
+// readSecretsFile reads a mapping of names to values. It refuses, at once,
+// a file that is not a regular file of at most MaxFileBytes (see
+// openRegular: a named pipe does not block it) or that its group or others
+// may read, and its errors carry lines, never the file's text.
 func readSecretsFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path, false)
 	if err != nil {
-		return nil, fmt.Errorf("secrets file: %w", err)
+		return nil, secretsFileError(path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("secrets file: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("secrets file %s is not a regular file", path)
-	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("secrets file %s may be read by its group or others (mode %04o): make it readable by you alone (chmod 600)", path, perm)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSecretsFile+1))
+	data, err := readCapped(f, path)
 	if err != nil {
-		return nil, fmt.Errorf("secrets file %s: %w", path, err)
-	}
-	if len(data) > maxSecretsFile {
-		return nil, fmt.Errorf("secrets file %s is larger than %d bytes", path, maxSecretsFile)
+		return nil, secretsFileError(path, err)
 	}
 	return parseSecrets(path, data)
+}
+
+// secretsFileError is err, from opening or reading the secrets file at
+// path, as the secrets file's.
+func secretsFileError(path string, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return fmt.Errorf("secrets file %s: %s", path, ce.Msg)
+	}
+	return fmt.Errorf("secrets file: %w", err)
 }
 
 // parseSecrets decodes the secrets file's text. A YAML error's message
 // quotes the text, so only its line is kept.
 func parseSecrets(path string, data []byte) (map[string]string, error) {
-	tree, err := parser.ParseBytes(data, 0)
+	tree, err := parseYAML(path, data)
+	var ce *Error
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("secrets file %s: line %d: %s", path, ce.Line, ce.Msg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("secrets file %s: line %d: not valid YAML or JSON", path, syntaxLine(err))
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -57,10 +56,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *since < 0:
 		return usageError{"engine replay: --since must be positive"}
 	}
-	file, err := config.Load(*policy, gate.SourceProject)
-	if err == nil && file == nil {
-		err = fmt.Errorf("read configuration %s: %w", *policy, os.ErrNotExist)
-	}
+	file, err := readPolicy(*policy)
 	if err != nil {
 		return exitStatus{2, fmt.Errorf("replay: %w", err)}
 	}
@@ -80,6 +76,17 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return exitStatus{1, fmt.Errorf("replay: verdicts that would change under %s: %d", *policy, n)}
 	}
 	return nil
+}
+
+// readPolicy reads the candidate file as a project layer (see
+// config.ReadFile: a regular file of bounded size, never a named pipe that
+// would hold the verb).
+func readPolicy(path string) (*config.File, error) {
+	data, err := config.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(path, data, gate.SourceProject)
 }
 
 // replayPrinter prints a backtest's changes and summary, as text or JSON

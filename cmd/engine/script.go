@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -132,8 +133,10 @@ func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, s
 	return nil
 }
 
+// readRules reads --rules: a JSON list of rules, from a regular file of
+// bounded size (config.ReadFile).
 func readRules(path string) ([]gate.Rule, error) {
-	b, err := os.ReadFile(path)
+	b, err := config.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
@@ -55,7 +57,7 @@ func loadSkill(_ context.Context, c executor.Call, in SkillInput) (string, error
 	fsys := root.FS() // confined to the location: symlinks cannot lead out
 	for _, dir := range skillDirs {
 		base := path.Join(dir, in.Name)
-		body, err := fs.ReadFile(fsys, path.Join(base, "SKILL.md"))
+		body, err := readSkill(root, path.Join(base, "SKILL.md"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -74,7 +76,7 @@ func loadSkill(_ context.Context, c executor.Call, in SkillInput) (string, error
 		b.WriteString("</skill>")
 		return b.String(), nil
 	}
-	names := availableSkills(fsys)
+	names := availableSkills(root)
 	if len(names) == 0 {
 		return "", fmt.Errorf("unknown skill %q: there are no skills (none of %s holds NAME/SKILL.md)", in.Name, strings.Join(skillDirs[:], ", "))
 	}
@@ -99,17 +101,52 @@ func skillFiles(fsys fs.FS, base string) []string {
 	return files
 }
 
+// readSkill is the text of a skill's SKILL.md: a regular file (opened
+// without blocking, so a named pipe there is refused, not waited on) of at
+// most MaxReadFileBytes, as read_file reads.
+func readSkill(root *os.Root, name string) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxReadFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxReadFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes, the most a skill's SKILL.md may hold", name, MaxReadFileBytes)
+	}
+	return b, nil
+}
+
 // availableSkills are the names of every skill under the location, sorted.
-func availableSkills(fsys fs.FS) []string {
+// A skills directory is opened without blocking and listed only if it is
+// one (a named pipe in its place lists nothing).
+func availableSkills(root *os.Root) []string {
 	var names []string
 	for _, dir := range skillDirs {
-		entries, _ := fs.ReadDir(fsys, dir)
+		entries, _ := readDir(root, dir)
 		for _, e := range entries {
-			if _, err := fs.Stat(fsys, path.Join(dir, e.Name(), "SKILL.md")); err == nil && !slices.Contains(names, e.Name()) {
+			if fi, err := root.Stat(path.Join(dir, e.Name(), "SKILL.md")); err == nil && fi.Mode().IsRegular() && !slices.Contains(names, e.Name()) {
 				names = append(names, e.Name())
 			}
 		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// readDir lists the directory name of root, opened without blocking; it
+// refuses anything that is not a directory then.
+func readDir(root *os.Root, name string) ([]os.DirEntry, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", name)
+	}
+	return f.ReadDir(-1)
 }

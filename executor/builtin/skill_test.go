@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -67,5 +69,54 @@ func TestSkill(t *testing.T) {
 	}
 	if got, want := empty.Run(context.Background()).Text(), `unknown skill "x": there are no skills (none of .stepgate/skills, .agents/skills holds NAME/SKILL.md)`; got != want {
 		t.Errorf("no skills: %q, want %q", got, want)
+	}
+}
+
+// A hostile skill answers at once: a SKILL.md that is a named pipe (whose
+// other end is never opened) is refused as not a regular file, one of
+// 600 MB (sparse) as too large, unread; a skills directory that is a named
+// pipe is not a directory.
+func TestSkillRefusesHostileFiles(t *testing.T) {
+	tool, err := builtin.Skill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := t.TempDir()
+	writeTree(t, loc, map[string]string{".stepgate/skills/big/SKILL.md": ""})
+	if err := os.Truncate(filepath.Join(loc, ".stepgate/skills/big/SKILL.md"), 600<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(loc, ".stepgate/skills/pipe"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(loc, ".agents"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".stepgate/skills/pipe/SKILL.md", ".agents/skills"} {
+		if err := syscall.Mkfifo(filepath.Join(loc, p), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"pipe", "read skill pipe: .stepgate/skills/pipe/SKILL.md: not a regular file"},
+		{"big", "read skill big: .stepgate/skills/big/SKILL.md is larger than 10485760 bytes, the most a skill's SKILL.md may hold"},
+		{"none", "read skill none: openat .agents/skills/none/SKILL.md: not a directory"},
+	} {
+		p, err := prepare(t, tool, loc, builtin.SkillInput{Name: tt.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if res := p.Run(context.Background()); !res.IsError || res.Text() != tt.want {
+				t.Errorf("skill %s = %q, want the error %q", tt.name, res.Text(), tt.want)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("skill %s did not return: it is blocked", tt.name)
+		}
 	}
 }
