@@ -169,7 +169,7 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 		fmt.Fprintf(stdout, "saved grant %s: %s %q for project %s\n", g.ID, g.Action, g.Resource, g.Project)
 	}
 	if req.Reply == events.ReplyAlways && res.Approved && len(res.Saved) == 0 {
-		fmt.Fprintln(stdout, "saved no grant: the project has it already, or the call always asks")
+		fmt.Fprintln(stdout, "no new grant saved (the project had it, the call always asks, or a copy of this reply sent before a reconnect saved it): see engine grants")
 	}
 	if res.Outcome != nil {
 		newPrinter(stdout, false).step(res.Outcome)
