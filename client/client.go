@@ -16,6 +16,9 @@ type Client struct {
 	nc    *nats.Conn
 	own   bool       // Close closes nc (Dial made it)
 	watch *connWatch // told of every (re)connect of a connection Dial made
+	// refusals fails a request the NATS server refused at once (see
+	// refusal.go); told of the refusals of a connection Dial made only.
+	refusals *refusals
 	// timeout bounds one request, every copy of it included; 0 for the
 	// endpoint's default (see Do).
 	timeout time.Duration
@@ -77,7 +80,10 @@ func Dial(url string, opts ...Option) (*Client, error) {
 		nats.RetryOnFailedConnect(true)}, o.nats...)
 	// Last, so that no option given replaces them: the client must hear of
 	// every reconnect to send its requests in flight again.
-	nopts = append(nopts, nats.ConnectHandler(w.firstConnect), nats.ReconnectHandler(w.connected))
+	// So must it of the server's refusals: its error handler goes first,
+	// then the one the options set.
+	r := newRefusals()
+	nopts = append(nopts, nats.ConnectHandler(w.firstConnect), nats.ReconnectHandler(w.connected), r.errorHandler())
 	nc, err := nats.Connect(url, nopts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
@@ -86,18 +92,20 @@ func Dial(url string, opts ...Option) (*Client, error) {
 		w.upAtDial()
 	}
 	c := newClient(nc, o)
-	c.own, c.watch = true, w
+	c.own, c.watch, c.refusals = true, w, r
 	return c, nil
 }
 
 // New is a client on a connection the caller made and closes. It sends a
 // request again after no answer or "no responders", but it is not told of
 // the connection's reconnects (the connection's handlers are the caller's):
-// use [Dial] for a client that rides out a NATS server's restart at once.
+// use [Dial] for a client that rides out a NATS server's restart at once,
+// and whose requests the NATS server refuses for permissions fail at once
+// with [ErrPermissionDenied] rather than at their timeout.
 func New(nc *nats.Conn, opts ...Option) *Client { return newClient(nc, collect(opts)) }
 
 func newClient(nc *nats.Conn, o options) *Client {
-	return &Client{nc: nc, watch: newConnWatch(), timeout: o.timeout, waits: o.waits, ids: events.NewIDSource(nil)}
+	return &Client{nc: nc, watch: newConnWatch(), refusals: newRefusals(), timeout: o.timeout, waits: o.waits, ids: events.NewIDSource(nil)}
 }
 
 // Conn is the client's NATS connection.

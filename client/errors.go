@@ -53,6 +53,12 @@ var (
 	// they do not fit the tool's schema, the rules deny them, or they ask
 	// for what the ticket did not. Nothing changed; the ticket still waits.
 	ErrEditRefused = errors.New("edited arguments refused")
+	// ErrPermissionDenied means the NATS server refused the request for the
+	// connection's permissions: the user's role may not publish to the
+	// endpoint's subject, or may not subscribe to the inbox its answer
+	// comes back on (a missing inbox prefix). Nothing was asked of the
+	// engine; the same request with the same credentials fails the same way.
+	ErrPermissionDenied = errors.New("permission denied")
 )
 
 // Stable error codes of the API.
@@ -73,6 +79,9 @@ const (
 	CodeInternal       = "internal"
 	CodeRunDiverged    = "run_diverged"
 	CodeEditRefused    = "edit_refused"
+	// CodePermissionDenied is a client-side code: the NATS server, not the
+	// engine, refused the request (see ErrPermissionDenied).
+	CodePermissionDenied = "permission_denied"
 )
 
 // codes is the code↔error table, written once: [Code] reads it from the
@@ -96,6 +105,7 @@ var codes = [...]struct {
 	{CodeUnavailable, ErrUnavailable},
 	{CodeRunDiverged, ErrRunDiverged},
 	{CodeEditRefused, ErrEditRefused},
+	{CodePermissionDenied, ErrPermissionDenied},
 }
 
 // Sentinel returns the error a code stands for (nil for CodeInternal and

@@ -142,6 +142,10 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	defer cancel()
 	inbox := c.nc.NewInbox() // under the connection's prefix (--inbox-prefix)
 	answers := make(chan *nats.Msg, 64)
+	// Watched before the inbox is subscribed to and the request sent: the
+	// server's refusal of either may come at once.
+	refusal, unwatch := c.refusals.watch(Subject(endpoint), inbox)
+	defer unwatch()
 	sub, err := c.nc.ChanSubscribe(inbox, answers)
 	if err != nil {
 		return fmt.Errorf("%s: %w", endpoint, err)
@@ -174,6 +178,8 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 				return fmt.Errorf("%s: %w", endpoint, parent.Err())
 			}
 			return c.gaveUp(endpoint, limit, sends, why, ctx.Err())
+		case v := <-refusal:
+			return refused(c.nc, endpoint, v)
 		case <-reconnected:
 			reconnected = c.watch.next()
 			if !resend {

@@ -23,17 +23,26 @@ type ReplyRequest struct {
 	// Args, with reply once or always, approves the call with these arguments instead of the
 	// model's: validated against the tool's schema and decided again by the gate.
 	Args json.RawMessage `json:"args,omitempty"`
+	// Pattern, with reply always and a ticket that saves one pattern,
+	// saves this pattern instead: the operator narrowed it. The engine
+	// accepts it only when it is narrower than or equal to the ticket's save
+	// pattern (see gate.Narrows) and every resource the ticket asked for
+	// still matches it; anything wider is invalid_input and changes nothing.
+	Pattern string `json:"pattern,omitempty"`
 	// Principal is who replied; it is recorded.
 	Principal string `json:"principal"`
 }
 
 // ReplyResult says what a reply did. Outcome is set once the step is final.
 type ReplyResult struct {
-	Ticket   string       `json:"ticket"`
-	Run      string       `json:"run"`
-	Step     int          `json:"step"`
-	Approved bool         `json:"approved"`
-	Outcome  *StepOutcome `json:"outcome,omitempty"`
+	Ticket   string `json:"ticket"`
+	Run      string `json:"run"`
+	Step     int    `json:"step"`
+	Approved bool   `json:"approved"`
+	// Saved are the approvals an "always" saved (action, pattern,
+	// project), none for those the project had already.
+	Saved   []events.ApprovalSaved `json:"saved,omitempty"`
+	Outcome *StepOutcome           `json:"outcome,omitempty"`
 }
 
 // TicketsRequest asks for a page of pending tickets, oldest first. Empty

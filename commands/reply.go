@@ -174,6 +174,15 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 			return nil, "", err
 		}
 	}
+	if req.Pattern != "" {
+		if req.Reply != events.ReplyAlways {
+			return nil, "", fmt.Errorf("reply %q to %s: a narrowed pattern goes with always: %w", req.Reply, req.Ticket, ErrInvalidRequest)
+		}
+		_, asked := ed.requests(t)
+		if ed.narrowed, err = narrowSave(t.ID, asked, req.Pattern); err != nil {
+			return nil, "", err
+		}
+	}
 	res.Step = t.Step
 	w = progress{run: run, step: t.Step, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
 	project = h.settleReply(&r, s, cfg, t, req, ed, &w, res, grants, current, reg)
@@ -193,6 +202,9 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 type edited struct {
 	edit  *events.ArgsEdit
 	asked []descriptor.Request // the edited call's requests that asked
+	// narrowed are the approved requests that asked with the operator's
+	// narrowed save pattern (see narrowSave); nil when there is none.
+	narrowed []events.Request
 }
 
 // requests are what the approval approves: the edited call's requests, or
@@ -244,10 +256,14 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 	project := ""
 	var saved gate.Ruleset
 	if req.Reply == events.ReplyAlways {
+		if ed.narrowed != nil {
+			asked = ed.narrowed
+		}
 		fresh := h.newGrants(cfg.project, t.ID, asked, req.Principal, grants)
 		for _, g := range fresh {
 			w.first = append(w.first, g)
 		}
+		res.Saved = fresh
 		saved = append(savedRules(cfg.project, grants), grantRules(fresh)...)
 		project = cfg.project
 	}

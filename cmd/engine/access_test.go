@@ -43,10 +43,17 @@ func serveGuarded(t *testing.T) *guarded {
 // engineUser (password "pw-" and the name).
 func serveAs(t *testing.T, file, engineUser string) *guarded {
 	t.Helper()
+	return serveAsOn(t, file, engineUser, "")
+}
+
+// serveAsOn is serveAs with the embedded server listening on listen too
+// ("" for no listener), for clients of other connections (the CLI).
+func serveAsOn(t *testing.T, file, engineUser, listen string) *guarded {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true,
+	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true, listen: listen,
 		authFile: file, clientOpts: []nats.Option{nats.UserInfo(engineUser, "pw-"+engineUser)}})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 
 	"github.com/stepgate/stepgate/bench"
+	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -27,8 +28,12 @@ func main() {
 	}
 }
 
+// exitNoPerm is the exit status of a request the NATS server refused for
+// the user's permissions (permission_denied; sysexits' EX_NOPERM).
+const exitNoPerm = 77
+
 // exitCode is 2 for usage errors, the error's own ExitCode when it has one,
-// 1 otherwise.
+// 77 for permission_denied, 1 otherwise.
 func exitCode(err error) int {
 	var coded interface{ ExitCode() int }
 	if errors.As(err, &coded) {
@@ -37,6 +42,9 @@ func exitCode(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
+	}
+	if errors.Is(err, sgclient.ErrPermissionDenied) {
+		return exitNoPerm
 	}
 	return 1
 }

@@ -87,7 +87,8 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("approve", stderr)
 	var cf connFlags
 	cf.registerClient(fs)
-	always := fs.Bool("always", false, "also save the approval for the project")
+	always := fs.Bool("always", false, "also save the approval for the project (printed: action, pattern, project)")
+	pattern := fs.String("pattern", "", "with --always: save this pattern instead of the ticket's, narrower than or equal to it and matching the call (checked by the engine)")
 	as := fs.String("as", defaultPrincipal(), "who approves (recorded)")
 	answers := fs.String("answers", "", "the answers to an input ticket (JSON)")
 	edited := fs.String("args", "", "approve the call with these arguments instead of the model's (JSON; decided again by the gate)")
@@ -100,6 +101,12 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	req := commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyOnce, Principal: *as}
 	if *always {
 		req.Reply = events.ReplyAlways
+	}
+	if *pattern != "" {
+		if !*always {
+			return usageError{"engine approve: --pattern goes with --always"}
+		}
+		req.Pattern = *pattern
 	}
 	if *answers != "" {
 		if !json.Valid([]byte(*answers)) {
@@ -158,6 +165,12 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 		verb = "blocked on re-check"
 	}
 	fmt.Fprintf(stdout, "ticket %s %s (run %s, step %d)\n", res.Ticket, verb, res.Run, res.Step)
+	for _, g := range res.Saved {
+		fmt.Fprintf(stdout, "saved grant %s: %s %q for project %s\n", g.ID, g.Action, g.Resource, g.Project)
+	}
+	if req.Reply == events.ReplyAlways && res.Approved && len(res.Saved) == 0 {
+		fmt.Fprintln(stdout, "no new grant saved (the project had it, the call always asks, or a copy of this reply sent before a reconnect saved it): see engine grants")
+	}
 	if res.Outcome != nil {
 		newPrinter(stdout, false).step(res.Outcome)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/config"
 )
@@ -194,7 +195,13 @@ func TestInboxInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs["edit"] = startCallRun(t, ctx, sw.nats, editDir, "edit", map[string]any{"path": "notes.txt", "oldString": "hello", "newString": "hello edit-original"})
-	b.do(t, 20*time.Second, "six tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 6`))
+	// An edit to approve always with a narrowed pattern (an edit saves "*").
+	narrowDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(narrowDir, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs["narrow"] = startCallRun(t, ctx, sw.nats, narrowDir, "edit", map[string]any{"path": "notes.txt", "oldString": "hello", "newString": "hello narrow-original"})
+	b.do(t, 20*time.Second, "seven tickets in the inbox", until(`document.querySelectorAll("li.ticket").length === 7`))
 	page, err := api.Tickets(ctx, sgclient.TicketsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -207,11 +214,11 @@ func TestInboxInChromium(t *testing.T) {
 			}
 		}
 	}
-	if len(ticketOf) != 6 {
+	if len(ticketOf) != 7 {
 		t.Fatalf("tickets = %+v", page.Tickets)
 	}
 	card := func(name string) string { return fmt.Sprintf(`li.ticket[data-ticket=%q]`, ticketOf[name].ID) }
-	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original|hello edit-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
+	b.do(t, 10*time.Second, "each ticket shows its call", until(`[...document.querySelectorAll("li.ticket .args")].every(e => /echo \w+-original|hello \w+-original/.test(e.textContent)) && document.querySelector("li.ticket .covers").textContent.includes("Approve always")`))
 	if diff := eval[string](t, b, `document.querySelector('`+card("edit")+` .args .diff').textContent`); diff != "- hello+ hello edit-original" {
 		t.Errorf("the edit's diff reads %q", diff)
 	}
@@ -240,9 +247,66 @@ func TestInboxInChromium(t *testing.T) {
 	}
 	b.do(t, 5*time.Second, "the approved ticket leaves the list", chromedp.WaitNotPresent(chromedp.CSS(card("approve"))))
 
-	// Approve always with A: the grant is saved for the run's project.
-	b.do(t, 10*time.Second, "approve always with A", chromedp.Click(chromedp.CSS(card("always")+" .head .tool")), chromedp.KeyEvent("A"))
+	// Approve once is the primary action: the first button, filled; always
+	// looks like the others.
+	if !eval[bool](t, b, `(() => { const c = document.querySelector('`+card("always")+`'); const first = c.querySelector(".actions button");
+		const bg = (s) => getComputedStyle(c.querySelector(s)).backgroundColor;
+		return first.classList.contains("once") && first.classList.contains("primary") && bg(".once") !== bg(".always") && bg(".always") === bg(".reject"); })()`) {
+		t.Errorf("approve once is not the primary action")
+	}
+	// Approve always with A shows the exact grant it saves (action, pattern,
+	// project), with the pattern to narrow; nothing is saved yet.
+	always := ticketOf["always"]
+	if len(always.Requests) != 1 || len(always.Requests[0].Save) != 1 {
+		t.Fatalf("the always ticket's requests = %+v, want one saving one pattern", always.Requests)
+	}
+	save := always.Requests[0].Save[0]
+	b.do(t, 10*time.Second, "approve always with A shows the grant", chromedp.Click(chromedp.CSS(card("always")+" .head .tool")), chromedp.KeyEvent("A"),
+		until(`!document.querySelector('`+card("always")+` .always-panel').hidden`))
+	shownGrant := eval[[]string](t, b, `(() => { const c = document.querySelector('`+card("always")+`');
+		return [c.querySelector(".grant-project").textContent, c.querySelector(".grant-action").textContent, c.querySelector(".grant-pattern").value]; })()`)
+	if diff := cmp.Diff([]string{always.Project, "bash", save}, shownGrant); diff != "" {
+		t.Errorf("the grant approve always shows (project, action, pattern) (-want +got):\n%s", diff)
+	}
+	b.screenshot(t, "always.png", false)
+	if st, err := api.Show(ctx, sgclient.ShowRequest{Run: always.Run}); err != nil || st.Ticket(always.ID).Resolution != nil {
+		t.Fatalf("pressing A answered the ticket: %v", err)
+	}
+	// A wider pattern posted straight to the API is refused, whatever a
+	// page would have checked; the ticket still waits.
+	eval[bool](t, b, `window.wide = null; (async () => { const s = await (await fetch("/api/session")).json();
+			const r = await fetch("/api/tickets/`+always.ID+`/reply", {method: "POST", credentials: "same-origin",
+				headers: {"Content-Type": "application/json", "X-CSRF-Token": s.csrf}, body: JSON.stringify({reply: "always", pattern: "*"})});
+			window.wide = r.status + " " + await r.text(); })(); true`)
+	b.do(t, 10*time.Second, "a wider pattern posted to the API", until(`window.wide !== null`))
+	if wide := eval[string](t, b, `window.wide`); !strings.HasPrefix(wide, "400 ") || !strings.Contains(wide, "invalid_input") || !strings.Contains(wide, "not narrower") {
+		t.Errorf("a wider pattern: %s, want 400 invalid_input, not narrower", wide)
+	}
+	if st, err := api.Show(ctx, sgclient.ShowRequest{Run: always.Run}); err != nil || st.Ticket(always.ID).Resolution != nil {
+		t.Fatalf("the refused wider pattern answered the ticket: %v", err)
+	}
+	// Saved as shown, the grant is the ticket's save pattern.
+	b.do(t, 10*time.Second, "save the grant shown", chromedp.Click(chromedp.CSS(card("always")+" .always-save")))
 	runs["always"].finished(t)
+	if gs, err := api.Grants(ctx, sgclient.GrantsRequest{Project: always.Project}); err != nil || len(gs) != 1 || gs[0].Action != "bash" || gs[0].Resource != save {
+		t.Fatalf("grants after the always = %+v %v, want bash %q", gs, err, save)
+	}
+	// An edit saves "*", the whole project; narrowed in the page to the
+	// one file, the grant saved is that pattern.
+	narrow := ticketOf["narrow"]
+	b.do(t, 10*time.Second, "narrow and save",
+		chromedp.Click(chromedp.CSS(card("narrow")+" .always")),
+		until(`!document.querySelector('`+card("narrow")+` .always-panel').hidden && document.querySelector('`+card("narrow")+` .grant-pattern').value === "*"`),
+		chromedp.SetValue(chromedp.CSS(card("narrow")+" .grant-pattern"), "notes.txt"),
+		chromedp.Click(chromedp.CSS(card("narrow")+" .always-save")))
+	runs["narrow"].finished(t)
+	gs, err := api.Grants(ctx, sgclient.GrantsRequest{Project: narrow.Project})
+	if err != nil || len(gs) != 1 || gs[0].Action != "edit" || gs[0].Resource != "notes.txt" {
+		t.Fatalf("grants after the narrowed always = %+v %v, want edit notes.txt", gs, err)
+	}
+	if _, err := api.RevokeGrant(ctx, sgclient.RevokeRequest{ID: gs[0].ID, Principal: "ops-1"}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Reject with a message.
 	b.do(t, 10*time.Second, "reject with a message",

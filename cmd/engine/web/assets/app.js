@@ -183,7 +183,21 @@
       : "Approve always saves nothing for this call (it always asks).";
     li.querySelector(".edit-args").value = JSON.stringify(t.args === undefined ? {} : t.args, null, 2);
     li.querySelector(".once").addEventListener("click", () => answer(t, "once"));
-    li.querySelector(".always").addEventListener("click", () => answer(t, "always"));
+    const grants = [];
+    for (const r of t.requests || []) for (const s of r.save || []) if (!grants.some((g) => g.action === r.action && g.pattern === s)) grants.push({ action: r.action, pattern: s });
+    li.querySelector(".grant-project").textContent = t.project || "—";
+    const pat = li.querySelector(".grant-pattern");
+    if (grants.length === 1) {
+      li.querySelector(".grant-action").textContent = grants[0].action;
+      pat.value = grants[0].pattern;
+      li.querySelector(".grant-note").textContent = "Narrow the pattern if you like: the engine saves only a pattern within " + JSON.stringify(grants[0].pattern) + " that still matches this call.";
+    } else {
+      li.querySelector(".grant-action").textContent = grants.map((g) => g.action + " " + g.pattern).join("; ") || "nothing (it always asks)";
+      pat.hidden = true;
+    }
+    li.querySelector(".always").addEventListener("click", () => toggleAlways(li));
+    li.querySelector(".always-save").addEventListener("click", () => answer(t, "always"));
+    pat.addEventListener("keydown", (e) => { if (e.key === "Enter") answer(t, "always"); });
     li.querySelector(".reject").addEventListener("click", () => answer(t, "reject"));
     li.querySelector(".edit").addEventListener("click", () => toggleEdit(li));
     li.querySelector(".edit-once").addEventListener("click", () => answer(t, "edit"));
@@ -191,6 +205,13 @@
     const ctx = state.context.get(t.run);
     if (ctx) li.querySelector(".context").replaceChildren(ctx.cloneNode(true));
     return li;
+  }
+
+  // Approve always first shows the grant it saves; saving is a second step.
+  function toggleAlways(li) {
+    const p = li.querySelector(".always-panel");
+    p.hidden = !p.hidden;
+    if (!p.hidden) li.querySelector(".always-save").focus(); // not the input: the key that opened it would land there
   }
 
   function toggleEdit(li) {
@@ -238,6 +259,12 @@
       const msg = li.querySelector(".message").value.trim();
       if (msg) body.message = msg;
     }
+    if (how === "always") {
+      const input = li.querySelector(".grant-pattern");
+      const asked = (t.requests || []).flatMap((r) => r.save || []);
+      const p = input.value.trim();
+      if (!input.hidden && p && !asked.includes(p)) body.pattern = p;
+    }
     if (how === "edit") {
       body.reply = "once";
       try { body.args = JSON.parse(li.querySelector(".edit-args").value); }
@@ -277,7 +304,7 @@
       case "j": select(Math.min(state.selected + 1, state.tickets.length - 1)); break;
       case "k": select(Math.max(state.selected - 1, 0)); break;
       case "a": if (t) answer(t, "once"); break;
-      case "A": if (t) answer(t, "always"); break;
+      case "A": if (li) { e.preventDefault(); toggleAlways(li); } break;
       case "r": if (t) answer(t, "reject"); break;
       case "e": if (li) { e.preventDefault(); toggleEdit(li); } break;
       default: return;
