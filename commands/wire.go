@@ -154,7 +154,7 @@ func (w Wire) WatchStep(ctx context.Context, req AwaitRequest, done func(*StepOu
 // WireSummary is a run summary in the wire contract's shape.
 func WireSummary(s projection.Summary) client.RunSummary {
 	return client.RunSummary{ID: s.ID, Agent: s.Agent, Status: string(s.Status), Cause: s.Cause, Steps: s.Steps,
-		LastSeq: s.LastSeq, Diverged: s.Diverged}
+		LastSeq: s.LastSeq, LastAt: s.LastAt, Diverged: s.Diverged}
 }
 
 // WireRun is a run in the wire contract's shape (nil for nil). It shares

@@ -55,7 +55,7 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return json.NewEncoder(stdout).Encode(out)
 		}
 		if out.Next != "" {
-			fmt.Fprintf(stdout, "more: engine tickets --cursor %s\n", out.Next)
+			fmt.Fprintf(stdout, "more: engine tickets --cursor %s%s\n", out.Next, cf.hint())
 		}
 		return nil
 	})
@@ -116,7 +116,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		req.Args = json.RawMessage(*edited)
 	}
-	return reply(ctx, cf, req, stdout, stderr)
+	return reply(ctx, &cf, req, stdout, stderr)
 }
 
 // runReject is `engine reject TICKET [-m MSG] [--as WHO]`.
@@ -132,22 +132,23 @@ func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() != 1 {
 		return usageError{"engine reject: want exactly one ticket id"}
 	}
-	return reply(ctx, cf, commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyReject, Message: *msg, Principal: *as}, stdout, stderr)
+	return reply(ctx, &cf, commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyReject, Message: *msg, Principal: *as}, stdout, stderr)
 }
 
-func reply(ctx context.Context, cf connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
+func reply(ctx context.Context, cf *connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
 	return cf.with(ctx, stderr, func(api engineAPI) error {
 		res, err := api.Reply(ctx, req)
 		if err != nil {
 			return err
 		}
-		printReply(stdout, req, res)
+		printReply(stdout, req, res, cf.hint())
 		return nil
 	})
 }
 
 // printReply says what a reply did, and the step's results once final.
-func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.ReplyResult) {
+// conn is the connection flags the commands it suggests carry.
+func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.ReplyResult, conn string) {
 	verb := "rejected"
 	if res.Approved {
 		verb = "approved"
@@ -159,7 +160,9 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 	}
 	fmt.Fprintf(stdout, "ticket %s %s (run %s, step %d)\n", res.Ticket, verb, res.Run, res.Step)
 	if res.Outcome != nil {
-		newPrinter(stdout, false).step(res.Outcome)
+		p := newPrinter(stdout, false)
+		p.conn = conn
+		p.step(res.Outcome)
 	}
 }
 
