@@ -13,7 +13,8 @@ import (
 // TestCLIScripts runs the scripts of testdata/script: the engine binary
 // as a user types it, in a directory of its own, with real engines (an
 // embedded one on --data, or engine serve in the background on a free
-// loopback port, $NATSPORT).
+// loopback port, $NATSPORT; the shipped deploy/access files are under
+// $ACCESS).
 func TestCLIScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -26,6 +27,14 @@ func TestCLIScripts(t *testing.T) {
 			env.Setenv("NATSPORT", fmt.Sprint(port))
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config")) // no user file but the script's
 			env.Setenv("USER", "tester")
+			access, err := filepath.Abs(filepath.Join("..", "..", "deploy", "access"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("ACCESS", access) // the shipped roles' files
+			for _, k := range []string{"STEPGATE_NATS_USER", "STEPGATE_NATS_PASSWORD", "STEPGATE_NATS_CREDS"} {
+				env.Setenv(k, "")
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

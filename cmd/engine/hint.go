@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 )
@@ -42,31 +41,23 @@ func (f *connFlags) hint() string {
 }
 
 // withoutUserinfo is a comma-separated list of NATS URLs without their
-// user information (user:password@ or token@).
+// user information (user:password@ or token@): of each, what follows its
+// last "@", after the scheme (a NATS URL has no path that could hold one).
 func withoutUserinfo(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
 		p = strings.TrimSpace(p)
-		if !strings.Contains(p, "@") {
+		at := strings.LastIndex(p, "@")
+		if at < 0 {
 			parts[i] = p
 			continue
 		}
-		if u, err := url.Parse(p); err == nil && u.Host != "" {
-			u.User = nil
-			parts[i] = u.String()
-			continue
+		scheme, _, ok := strings.Cut(p, "://")
+		if ok && !strings.Contains(scheme, "@") {
+			parts[i] = scheme + "://" + p[at+1:]
+		} else {
+			parts[i] = p[at+1:]
 		}
-		scheme, rest, ok := strings.Cut(p, "://")
-		if !ok {
-			scheme, rest = "", p
-		}
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			rest = rest[at+1:]
-		}
-		if ok {
-			rest = scheme + "://" + rest
-		}
-		parts[i] = rest
 	}
 	return strings.Join(parts, ",")
 }
