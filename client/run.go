@@ -38,6 +38,9 @@ type Run struct {
 	Commits int `json:"commits"`
 	// LastCommit is the id of the run's last commit.
 	LastCommit string `json:"last_commit,omitempty"`
+	// LastAt is when the run's last commit was made, by the committing
+	// host's clock.
+	LastAt time.Time `json:"last_at,omitzero"`
 	// Diverged is set when a commit broke the run's hash chain; the run
 	// takes no more steps.
 	Diverged *Divergence `json:"diverged,omitempty"`

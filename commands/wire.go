@@ -164,7 +164,7 @@ func WireRun(r *projection.Run) *client.Run {
 		return nil
 	}
 	out := &client.Run{ID: r.ID, Snapshot: r.Snapshot, Status: string(r.Status), End: r.End, Catalog: r.Catalog,
-		State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit}
+		State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit, LastAt: r.LastAt}
 	if r.Steps != nil {
 		out.Steps = make([]client.Step, len(r.Steps))
 	}
