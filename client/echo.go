@@ -135,7 +135,7 @@ func waitsForHumans(r *Run, s *Step) bool {
 
 // summaryOf is the run's line of a listing, as end_run answers it.
 func summaryOf(r *Run) RunSummary {
-	s := RunSummary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq, Diverged: r.Diverged != nil}
+	s := RunSummary{ID: r.ID, Agent: r.Snapshot.Agent, Status: r.Status, Steps: len(r.Steps), LastSeq: r.LastSeq, LastAt: r.LastAt, Diverged: r.Diverged != nil}
 	if r.End != nil {
 		s.Cause = r.End.Cause
 	}

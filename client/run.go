@@ -38,6 +38,9 @@ type Run struct {
 	Commits int `json:"commits"`
 	// LastCommit is the id of the run's last commit.
 	LastCommit string `json:"last_commit,omitempty"`
+	// LastAt is when the run's last commit was made, by the committing
+	// host's clock.
+	LastAt time.Time `json:"last_at,omitzero"`
 	// Diverged is set when a commit broke the run's hash chain; the run
 	// takes no more steps.
 	Diverged *Divergence `json:"diverged,omitempty"`
@@ -140,6 +143,10 @@ type RunSummary struct {
 	Cause   string `json:"cause,omitempty"`
 	Steps   int    `json:"steps"`
 	LastSeq uint64 `json:"last_seq"`
+	// LastAt is when the run's last commit was made, by the committing
+	// host's clock (engine runs --idle); absent from a run the host
+	// checkpointed before it kept the time, until the run's next commit.
+	LastAt time.Time `json:"last_at,omitzero"`
 	// Diverged is set when the run's hash chain broke.
 	Diverged bool `json:"diverged,omitempty"`
 }

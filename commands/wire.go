@@ -154,7 +154,7 @@ func (w Wire) WatchStep(ctx context.Context, req AwaitRequest, done func(*StepOu
 // WireSummary is a run summary in the wire contract's shape.
 func WireSummary(s projection.Summary) client.RunSummary {
 	return client.RunSummary{ID: s.ID, Agent: s.Agent, Status: string(s.Status), Cause: s.Cause, Steps: s.Steps,
-		LastSeq: s.LastSeq, Diverged: s.Diverged}
+		LastSeq: s.LastSeq, LastAt: s.LastAt, Diverged: s.Diverged}
 }
 
 // WireRun is a run in the wire contract's shape (nil for nil). It shares
@@ -164,7 +164,7 @@ func WireRun(r *projection.Run) *client.Run {
 		return nil
 	}
 	out := &client.Run{ID: r.ID, Snapshot: r.Snapshot, Status: string(r.Status), End: r.End, Catalog: r.Catalog,
-		State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit}
+		State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit, LastAt: r.LastAt}
 	if r.Steps != nil {
 		out.Steps = make([]client.Step, len(r.Steps))
 	}

@@ -37,14 +37,34 @@ type connFlags struct {
 	tlsCA    string
 	inbox    string        // prefix of the reply inboxes (a role's, see deploy/access)
 	timeout  time.Duration // client verbs: how long one request may take (0: the endpoint's default)
+	// passwordFile holds the NATS password (--password-file).
+	passwordFile string
+	// creates is set by the verbs that may make an engine on --data (run,
+	// mcp serve, mcp ls): every other client verb needs one there.
+	creates bool
+	// fs is the verb's flag set: which connection flags the user gave
+	// (hints repeat them), and where warnings go.
+	fs *flag.FlagSet
+	// resolved are the credentials once settled (see credentials).
+	resolved *natsCreds
+}
+
+// stderr is where the verb's warnings go: its flag set's output.
+func (f *connFlags) stderr() io.Writer {
+	if f.fs != nil {
+		return f.fs.Output()
+	}
+	return os.Stderr
 }
 
 func (f *connFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.data, "data", defaultData, "data directory: the embedded server's storage and this host's projection checkpoints")
 	fs.StringVar(&f.natsURL, "nats", "", "URL(s) of a NATS server or cluster, comma-separated (instead of --data)")
-	fs.StringVar(&f.user, "user", "", "NATS user name")
-	fs.StringVar(&f.password, "password", "", "NATS password")
-	fs.StringVar(&f.creds, "creds", "", "NATS credentials file")
+	fs.StringVar(&f.user, "user", "", "NATS user name (default $"+envNATSUser+")")
+	fs.StringVar(&f.passwordFile, "password-file", "", "a file holding the NATS password (a regular file; its trailing newline is trimmed); default $"+envNATSPassword)
+	fs.StringVar(&f.password, "password", "", "deprecated, shows in ps: use --password-file or $"+envNATSPassword)
+	fs.StringVar(&f.creds, "creds", "", "NATS credentials file (default $"+envNATSCreds+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client TLS certificate")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "client TLS key")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate to verify the server")
@@ -61,10 +81,14 @@ func (f *connFlags) registerClient(fs *flag.FlagSet) {
 
 // options returns the NATS client options the flags ask for: reconnect for
 // ever, quickly (a restarted engine is back in seconds).
-func (f *connFlags) options() []nats.Option {
+func (f *connFlags) options() ([]nats.Option, error) {
 	opts := []nats.Option{nats.Name("stepgate"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second)}
-	opts = append(opts, f.credentials()...)
+	creds, err := f.credentials()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, creds...)
 	if f.tlsCert != "" || f.tlsKey != "" {
 		opts = append(opts, nats.ClientCert(f.tlsCert, f.tlsKey))
 	}
@@ -74,7 +98,7 @@ func (f *connFlags) options() []nats.Option {
 	if f.inbox != "" {
 		opts = append(opts, nats.CustomInboxPrefix(f.inbox))
 	}
-	return opts
+	return opts, nil
 }
 
 // dialClient connects a client of the service: one that waits for a NATS
@@ -82,7 +106,11 @@ func (f *connFlags) options() []nats.Option {
 // what it sends while disconnected (nats.go's reconnect buffer), and sends
 // its requests again after a reconnect (see sgclient.Dial).
 func (f *connFlags) dialClient(log *slog.Logger, opts ...sgclient.Option) (*client, error) {
-	nopts := append(f.options(),
+	nopts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	nopts = append(nopts,
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if !errors.Is(err, nats.ErrSlowConsumer) { // late answers to copies of a request are dropped
 				log.Warn("NATS", "url", f.natsURL, "err", err)
@@ -262,6 +290,11 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 	}
 	if _, err := os.Stat(f.data); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	}
+	if !f.creates {
+		if err := f.requireEngine(); err != nil {
+			return nil, err
+		}
 	}
 	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log})
 	if err != nil {

@@ -34,12 +34,18 @@ type logReader struct {
 func (f *connFlags) withLogReader(ctx context.Context, stream string, fn func(logReader) error) error {
 	var nc *nats.Conn
 	if f.natsURL != "" {
-		var err error
-		if nc, err = nats.Connect(f.natsURL, append(f.options(), nats.MaxReconnects(10))...); err != nil {
+		opts, err := f.options()
+		if err != nil {
+			return err
+		}
+		if nc, err = nats.Connect(f.natsURL, append(opts, nats.MaxReconnects(10))...); err != nil {
 			return fmt.Errorf("connect to %s: %w", f.natsURL, err)
 		}
 		defer nc.Close()
 	} else {
+		if err := f.requireEngine(); err != nil {
+			return err
+		}
 		release, err := lockData(f.data)
 		if err != nil {
 			return fmt.Errorf("open %s (is an engine serving it? then use --nats): %w", f.data, err)

@@ -72,6 +72,7 @@ func verbs() []verb {
 		{"tickets", "list the confirmations waiting for a human", runTickets},
 		{"approve", "approve a ticket (--always saves it for the project; --args JSON edits the call)", runApprove},
 		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
+		{"end", "end a run that nobody will end (end RUN [--cause cancelled|completed|declined|failed] [--reason TEXT])", runEnd},
 		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
 		{"operator", "operator token NAME: a new token for the web app (serve --http) and the line of the user's file that declares it", runOperator},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},

@@ -10,10 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary stand in for the engine binary when the demo
-// re-executes itself for its second engine process.
+// re-executes itself for its second engine process, and installs it as the
+// command engine of the testscript scripts (testdata/script): run under
+// that name, the test binary is the engine binary, main and all.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-resume" {
 		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -22,7 +26,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){"engine": main})
 }
 
 func TestRunUsage(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // answers with its own connections.
 func runMCPList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp ls", stderr)
-	var cf connFlags
+	cf := connFlags{creates: true} // the location's servers, before any run
 	cf.registerClient(fs)
 	location := fs.String("location", ".", "the location whose configuration declares the servers")
 	agent := fs.String("agent", "build", "the agent whose configuration is read")

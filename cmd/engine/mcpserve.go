@@ -44,7 +44,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // stdout carries nothing but the protocol.
 func runMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("mcp serve", stderr)
-	var cf connFlags
+	cf := connFlags{creates: true} // a run may be the first on --data
 	cf.registerClient(fs)
 	location := fs.String("location", ".", "the run's workspace root")
 	agent := fs.String("agent", "build", "the agent whose rules apply")

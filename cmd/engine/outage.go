@@ -26,7 +26,11 @@ const (
 // it says once per outage that NATS is unavailable,
 // and again when it is back.
 func (f *connFlags) dialServe(log *slog.Logger) (*nats.Conn, error) {
-	opts := append(f.options(), nats.RetryOnFailedConnect(true),
+	opts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, nats.RetryOnFailedConnect(true),
 		nats.CustomReconnectDelay(func(attempts int) time.Duration { // doubling: a long outage is not hammered
 			d := natsWaitFirst << min(max(attempts-1, 0), 6)
 			return min(d, natsWaitLimit) + rand.N(natsWaitFirst)

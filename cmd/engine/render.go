@@ -14,6 +14,9 @@ import (
 type printer struct {
 	w    io.Writer
 	json bool
+	// conn is the connection flags the commands it suggests carry (see
+	// connFlags.hint).
+	conn string
 }
 
 func newPrinter(w io.Writer, asJSON bool) *printer { return &printer{w: w, json: asJSON} }
@@ -43,7 +46,7 @@ func (p *printer) step(out *commands.StepOutcome) {
 	if !out.Final {
 		fmt.Fprintf(p.w, "step %d awaits a human:\n", out.Step)
 		for _, t := range out.Tickets {
-			fmt.Fprintf(p.w, "  ticket %s  %s %s  (engine approve %s / engine reject %s)\n", t.ID, t.Tool, t.CallID, t.ID, t.ID)
+			fmt.Fprintf(p.w, "  ticket %s  %s %s  (engine approve %s%s / engine reject %s%s)\n", t.ID, t.Tool, t.CallID, t.ID, p.conn, t.ID, p.conn)
 		}
 		return
 	}

@@ -197,9 +197,14 @@ func TestReplayReadsToTheEndOfAnyStream(t *testing.T) {
 	}
 	srv.Shutdown()
 
+	// A data directory that holds no engine is not made one: replay says so.
 	stdout.Reset()
-	if err := run(ctx, []string{"replay", "--data", t.TempDir(), "--policy", deny}, &stdout, &stderr); err != nil ||
-		!strings.Contains(stdout.String(), "re-decided 0 calls in 0 runs: 0 would change") {
-		t.Errorf("empty log: %v\n%s%s", err, stdout.String(), stderr.String())
+	empty := t.TempDir()
+	err = run(ctx, []string{"replay", "--data", empty, "--policy", deny}, &stdout, &stderr)
+	if !errors.Is(err, errNoEngine) || exitCode(err) != 2 { // replay: 1 is "verdicts would change"
+		t.Errorf("empty data directory: %v, want errNoEngine, exit 2\n%s%s", err, stdout.String(), stderr.String())
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Errorf("replay on an empty data directory left %d entries in it", len(ents))
 	}
 }

@@ -78,7 +78,7 @@ func TestRunsVerbPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^\(more runs follow: engine runs --cursor (\S+)\)$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`(?m)^\(more runs follow: engine runs --cursor (\S+) --nats ` + regexp.QuoteMeta(s.url) + `\)$`).FindStringSubmatch(first)
 	if m == nil || !strings.HasPrefix(first, strings.Join(lines[:3], "\n")+"\n") {
 		t.Fatalf("engine runs --limit 3 printed:\n%s\nwant the first 3 runs and the command that goes on", first)
 	}

@@ -53,7 +53,7 @@ func readScript(r io.Reader, name string) ([]scriptLine, error) {
 // script's steps in order, prints each step's results and ends the run.
 func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
-	var cf connFlags
+	cf := connFlags{creates: true} // a run may be the first on --data
 	cf.registerClient(fs)
 	script := fs.String("script", "", "the script: one JSON line per step, {\"calls\":[{\"id\":…,\"tool\":…,\"args\":{…}}]}")
 	location := fs.String("location", ".", "the run's workspace root")
@@ -88,7 +88,9 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return cf.with(ctx, stderr, func(api engineAPI) error {
-		return drive(ctx, api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, newPrinter(stdout, *asJSON))
+		p := newPrinter(stdout, *asJSON)
+		p.conn = cf.hint()
+		return drive(ctx, api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, p)
 	})
 }
 
@@ -114,7 +116,7 @@ func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, s
 			continue
 		}
 		if !wait {
-			p.note(info.Run, "the run awaits a human: answer with engine approve / engine reject")
+			p.note(info.Run, fmt.Sprintf("the run awaits a human: answer with the commands above; the script stops here, and the run stays open (engine end %s%s ends it)", info.Run, p.conn))
 			return nil
 		}
 		if out, err = awaitFinal(ctx, api, commands.AwaitRequest{Run: info.Run, Step: i + 1}); err != nil {
@@ -123,6 +125,7 @@ func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, s
 		p.step(out)
 	}
 	if !end {
+		p.note(info.Run, fmt.Sprintf("the run stays open (engine end %s%s ends it)", info.Run, p.conn))
 		return nil
 	}
 	sum, err := api.EndRun(ctx, commands.EndRunRequest{Run: info.Run})

@@ -29,7 +29,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
-	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user/--password or --creds")
+	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user and --password-file (or STEPGATE_NATS_USER and STEPGATE_NATS_PASSWORD), or --creds")
 	traceContent := fs.Bool("trace-content", false, "record tool-call arguments and results on the trace spans (also STEPGATE_TRACE_CONTENT=true); tracing itself is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set")
 	var bind bindFlags
 	bind.register(fs)
@@ -65,7 +65,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errBindWithoutAuth
 	}
 	log := logger(stderr)
-	opts := hostOptions{authFile: *auth, clientOpts: cf.credentials(), dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
+	clientOpts, err := cf.credentials()
+	if err != nil {
+		return err
+	}
+	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
 		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}}
 	if *lease < 0 {
 		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)

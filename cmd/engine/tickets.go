@@ -55,7 +55,7 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return json.NewEncoder(stdout).Encode(out)
 		}
 		if out.Next != "" {
-			fmt.Fprintf(stdout, "more: engine tickets --cursor %s\n", out.Next)
+			fmt.Fprintf(stdout, "more: engine tickets --cursor %s%s\n", out.Next, cf.hint())
 		}
 		return nil
 	})
@@ -123,7 +123,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		req.Args = json.RawMessage(*edited)
 	}
-	return reply(ctx, cf, req, stdout, stderr)
+	return reply(ctx, &cf, req, stdout, stderr)
 }
 
 // runReject is `engine reject TICKET [-m MSG] [--as WHO]`.
@@ -139,22 +139,23 @@ func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() != 1 {
 		return usageError{"engine reject: want exactly one ticket id"}
 	}
-	return reply(ctx, cf, commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyReject, Message: *msg, Principal: *as}, stdout, stderr)
+	return reply(ctx, &cf, commands.ReplyRequest{Ticket: fs.Arg(0), Reply: events.ReplyReject, Message: *msg, Principal: *as}, stdout, stderr)
 }
 
-func reply(ctx context.Context, cf connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
+func reply(ctx context.Context, cf *connFlags, req commands.ReplyRequest, stdout, stderr io.Writer) error {
 	return cf.with(ctx, stderr, func(api engineAPI) error {
 		res, err := api.Reply(ctx, req)
 		if err != nil {
 			return err
 		}
-		printReply(stdout, req, res)
+		printReply(stdout, req, res, cf.hint())
 		return nil
 	})
 }
 
 // printReply says what a reply did, and the step's results once final.
-func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.ReplyResult) {
+// conn is the connection flags the commands it suggests carry.
+func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.ReplyResult, conn string) {
 	verb := "rejected"
 	if res.Approved {
 		verb = "approved"
@@ -172,7 +173,9 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 		fmt.Fprintln(stdout, "no new grant saved (the project had it, the call always asks, or a copy of this reply sent before a reconnect saved it): see engine grants")
 	}
 	if res.Outcome != nil {
-		newPrinter(stdout, false).step(res.Outcome)
+		p := newPrinter(stdout, false)
+		p.conn = conn
+		p.step(res.Outcome)
 	}
 }
 

@@ -34,7 +34,7 @@ func TestTicketsCommandPages(t *testing.T) {
 		return out.String(), err
 	}
 	ids := regexp.MustCompile(`(?m)^([0-9A-Z]{26})  `)
-	more := regexp.MustCompile(`(?m)^more: engine tickets --cursor (\S+)$`)
+	more := regexp.MustCompile(`(?m)^more: engine tickets --cursor (\S+) --nats ` + regexp.QuoteMeta(url) + `$`)
 
 	out, err := tickets("--limit", "2")
 	if err != nil {

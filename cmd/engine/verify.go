@@ -29,6 +29,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := (&connFlags{data: *data, fs: fs}).requireEngine(); err != nil {
+		return err // nothing to verify, and no data directory made to verify it
+	}
 	// A name of its own, not the directory's: verify settles nothing a
 	// killed host left in doubt (a restart of that host does).
 	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: fmt.Sprintf("verify-%d", os.Getpid()), log: logger(stderr),

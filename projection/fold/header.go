@@ -3,6 +3,7 @@ package fold
 import (
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 )
@@ -29,6 +30,7 @@ type RunHeader struct {
 	LastSeq    uint64
 	Commits    int
 	LastCommit string
+	LastAt     time.Time
 	Diverged   *Divergence
 	// Steps is the number of steps.
 	Steps int
@@ -42,7 +44,7 @@ type RunHeader struct {
 func (r *Run) Header() RunHeader {
 	h := RunHeader{ID: r.ID, Snapshot: r.Snapshot, Status: r.Status, End: r.End, Catalog: r.Catalog,
 		Tickets: slices.Clip(r.Tickets), State: r.State, LastSeq: r.LastSeq, Commits: r.Commits,
-		LastCommit: r.LastCommit, Diverged: r.Diverged, Steps: len(r.Steps)}
+		LastCommit: r.LastCommit, LastAt: r.LastAt, Diverged: r.Diverged, Steps: len(r.Steps)}
 	if len(r.Steps) > 0 {
 		h.Last = r.Steps[len(r.Steps)-1].Snapshot()
 	}
@@ -73,7 +75,7 @@ func (h *RunHeader) PendingTickets() int { return pendingIn(h.Tickets) }
 
 // Summary returns the run's listing line.
 func (h *RunHeader) Summary() Summary {
-	return summaryOf(h.ID, h.Snapshot.Agent, h.Status, h.End, h.Steps, h.LastSeq, h.Diverged)
+	return summaryOf(h.ID, h.Snapshot.Agent, h.Status, h.End, h.Steps, h.LastSeq, h.LastAt, h.Diverged)
 }
 
 // ticketIn returns the ticket with that id among ts, or nil.
@@ -98,8 +100,8 @@ func pendingIn(ts []Ticket) int {
 }
 
 // summaryOf is the listing line of a run.
-func summaryOf(id, agent string, status Status, end *events.RunEnded, steps int, last uint64, d *Divergence) Summary {
-	s := Summary{ID: id, Agent: agent, Status: status, Steps: steps, LastSeq: last, Diverged: d != nil}
+func summaryOf(id, agent string, status Status, end *events.RunEnded, steps int, last uint64, lastAt time.Time, d *Divergence) Summary {
+	s := Summary{ID: id, Agent: agent, Status: status, Steps: steps, LastSeq: last, LastAt: lastAt, Diverged: d != nil}
 	if end != nil {
 		s.Cause = end.Cause
 	}

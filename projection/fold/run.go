@@ -3,6 +3,7 @@ package fold
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 )
@@ -42,6 +43,10 @@ type Run struct {
 	// LastCommit is the id of the run's last applied commit: the prev its
 	// next commit names. Empty in a run checkpointed before the chain.
 	LastCommit string `json:"last_commit,omitempty"`
+	// LastAt is when the run's last applied commit was made (its At, the
+	// committing host's clock); zero in a run checkpointed before it was
+	// kept, until its next commit.
+	LastAt time.Time `json:"last_at,omitzero"`
 	// Diverged is set when a commit broke the run's chain; the run takes no
 	// more steps and no later commit of it is folded.
 	Diverged *Divergence `json:"diverged,omitempty"`
@@ -151,6 +156,7 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 		r.LastSeq = seq
 	}
 	r.LastCommit = c.ID
+	r.LastAt = c.At
 	r.Commits++
 	if r.Status != StatusEnded {
 		r.Status = StatusRunning

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestCLIScripts runs the scripts of testdata/script: the engine binary
+// as a user types it, in a directory of its own, with real engines (an
+// embedded one on --data, or engine serve in the background on a free
+// loopback port, $NATSPORT; the shipped deploy/access files are under
+// $ACCESS).
+func TestCLIScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			port, err := freeLoopbackPort()
+			if err != nil {
+				return err
+			}
+			env.Setenv("NATSPORT", fmt.Sprint(port))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config")) // no user file but the script's
+			env.Setenv("USER", "tester")
+			access, err := filepath.Abs(filepath.Join("..", "..", "deploy", "access"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("ACCESS", access) // the shipped roles' files
+			for _, k := range []string{"STEPGATE_NATS_USER", "STEPGATE_NATS_PASSWORD", "STEPGATE_NATS_CREDS"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exechint": execHint,
+			"grab":     grab,
+		},
+	})
+}
+
+// execHint is the script command `exechint REGEXP`: it finds in the last
+// command's stdout the command REGEXP's first group captures, and runs it
+// as a user who pastes it would, with sh -c (its stdout and stderr are then
+// the script's to check).
+func execHint(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: exechint REGEXP")
+	}
+	re, err := regexp.Compile(args[0])
+	if err != nil {
+		ts.Fatalf("exechint: %v", err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("exechint: no match of %s in stdout", args[0])
+	}
+	ts.Logf("exechint: %s", m[1])
+	err = ts.Exec("sh", "-c", m[1])
+	if neg && err == nil {
+		ts.Fatalf("unexpected success of %s", m[1])
+	}
+	if !neg {
+		ts.Check(err)
+	}
+}
+
+// grab is the script command `grab NAME REGEXP`: it sets the variable
+// NAME to what REGEXP's first group captures in the last command's stdout
+// (a run's id, a ticket's).
+func grab(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grab NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	if err != nil {
+		ts.Fatalf("grab: %v", err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("grab: no match of %s in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// freeLoopbackPort is a loopback TCP port free a moment ago.
+func freeLoopbackPort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
