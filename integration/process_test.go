@@ -80,8 +80,8 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	srv := serve(t, data, addr)
 	out := engine(t, "run", "--nats", url, "--script", scriptPath, "--location", ws, "--json", "--keep-open")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 51 {
-		t.Fatalf("engine run printed %d lines, want the start and 50 steps:\n%s", len(lines), out)
+	if len(lines) != 52 || !strings.Contains(lines[51], `"event":"note"`) || !strings.Contains(lines[51], "engine end") {
+		t.Fatalf("engine run printed %d lines, want the start, 50 steps and the note of how to end the run it kept open:\n%s", len(lines), out)
 	}
 	var started struct{ Run string }
 	if err := json.Unmarshal([]byte(lines[0]), &started); err != nil || started.Run == "" {

@@ -80,7 +80,7 @@ func TestRestartReplaysOnlyTheTail(t *testing.T) {
 	// The first 10 steps are exactly as before the restart.
 	trim := before[info.Run]
 	got := *after[info.Run]
-	got.Steps, got.LastSeq, got.Commits, got.LastCommit = got.Steps[:10], trim.LastSeq, trim.Commits, trim.LastCommit
+	got.Steps, got.LastSeq, got.Commits, got.LastCommit, got.LastAt = got.Steps[:10], trim.LastSeq, trim.Commits, trim.LastCommit, trim.LastAt
 	if diff := cmp.Diff(trim, &got); diff != "" {
 		t.Errorf("steps 1–10 changed across the restart (-before +after):\n%s", diff)
 	}

@@ -78,6 +78,7 @@ func TestRunFold(t *testing.T) {
 		LastSeq:    5,
 		Commits:    5,
 		LastCommit: "c5",
+		LastAt:     at,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fold (-want +got):\n%s", diff)
