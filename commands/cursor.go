@@ -28,23 +28,40 @@ type ticketCursor struct {
 // encode returns the cursor's opaque form.
 func (c ticketCursor) encode() string {
 	c.V = 1
+	return encodeCursor(c)
+}
+
+// encodeCursor is the opaque form of a page's cursor c (a struct of
+// strings and numbers): base64 of its JSON, the one form of the tickets'
+// and the runs' cursors.
+func encodeCursor(c any) string {
 	b, _ := json.Marshal(c) // strings and numbers only: cannot fail
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// readCursor decodes the opaque form s into c; anything but the form
+// encodeCursor writes, within maxCursor, is an error wrapping
+// ErrInvalidRequest. The caller checks the fields.
+func readCursor(s string, c any) error {
+	if len(s) > maxCursor {
+		return fmt.Errorf("cursor: longer than %d characters: %w", maxCursor, ErrInvalidRequest)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
+	}
+	if err := json.Unmarshal(raw, c); err != nil {
+		return fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
+	}
+	return nil
 }
 
 // decodeCursor reads a cursor that a previous page returned. Anything else
 // is an error wrapping ErrInvalidRequest.
 func decodeCursor(s string) (ticketCursor, error) {
 	var c ticketCursor
-	if len(s) > maxCursor {
-		return c, fmt.Errorf("cursor: longer than %d characters: %w", maxCursor, ErrInvalidRequest)
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return c, fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return ticketCursor{}, fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
+	if err := readCursor(s, &c); err != nil {
+		return ticketCursor{}, err
 	}
 	switch {
 	case c.V != 1:

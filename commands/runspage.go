@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 
 	"github.com/stepgate/stepgate/client"
@@ -82,23 +80,15 @@ type runsCursor struct {
 // encode returns the cursor's opaque form.
 func (c runsCursor) encode() string {
 	c.V = 1
-	b, _ := json.Marshal(c) // strings and numbers only: cannot fail
-	return base64.RawURLEncoding.EncodeToString(b)
+	return encodeCursor(c)
 }
 
 // decodeRunsCursor reads a cursor that a previous page of runs returned.
 // Anything else is an error wrapping ErrInvalidRequest.
 func decodeRunsCursor(s string) (runsCursor, error) {
 	var c runsCursor
-	if len(s) > maxCursor {
-		return c, fmt.Errorf("cursor: longer than %d characters: %w", maxCursor, ErrInvalidRequest)
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return c, fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return runsCursor{}, fmt.Errorf("cursor: not one this engine gave: %w: %w", ErrInvalidRequest, err)
+	if err := readCursor(s, &c); err != nil {
+		return runsCursor{}, err
 	}
 	if c.V != 1 || !cursorID(c.After) {
 		return runsCursor{}, fmt.Errorf("cursor: not one this engine gave: %w", ErrInvalidRequest)
