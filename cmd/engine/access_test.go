@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/cmd/engine/service"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/step"
 )
@@ -50,6 +51,13 @@ func serveAs(t *testing.T, file, engineUser string) *guarded {
 // ("" for no listener), for clients of other connections (the CLI).
 func serveAsOn(t *testing.T, file, engineUser, listen string) *guarded {
 	t.Helper()
+	return serveBoundTo(t, file, engineUser, listen, nil)
+}
+
+// serveBoundTo is serveAsOn serving the API bound to principals when bind
+// is set.
+func serveBoundTo(t *testing.T, file, engineUser, listen string, bind *service.Binding) *guarded {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -59,7 +67,7 @@ func serveAsOn(t *testing.T, file, engineUser, listen string) *guarded {
 		t.Fatal(err)
 	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
-	stop, err := serveAPI(svcCtx, e.nc, e.host, version(), log)
+	stop, err := serveAPIBound(svcCtx, e.nc, e.host, version(), log, bind)
 	if err != nil {
 		svcCancel()
 		_ = e.close()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -31,14 +30,6 @@ func serveBound(t *testing.T, overseers ...string) *guarded {
 	for _, user := range []string{"engine", "agent-a", "agent-b", "approver", "approver-web", "operator"} {
 		t.Setenv("STEPGATE_"+strings.ToUpper(strings.ReplaceAll(user, "-", "_"))+"_PASSWORD", "pw-"+user)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true,
-		authFile: principalsFile, clientOpts: []nats.Option{nats.UserInfo("engine", "pw-engine")}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b bindFlags
 	fs := newFlags("serve", io.Discard)
 	b.register(fs)
@@ -53,21 +44,7 @@ func serveBound(t *testing.T, overseers ...string) *guarded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcCtx, svcCancel := context.WithCancel(context.Background())
-	stop, err := serveAPIBound(svcCtx, e.nc, e.host, version(), log, binding)
-	if err != nil {
-		svcCancel()
-		_ = e.close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		svcCancel()
-		if err := stop(); err != nil {
-			t.Error(err)
-		}
-		_ = e.close()
-	})
-	return &guarded{e: e}
+	return serveBoundTo(t, principalsFile, "engine", "", binding)
 }
 
 // askIn is askStep with the run in project.

@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
-	"github.com/stepgate/stepgate/gate"
 )
 
 // served is an embedded engine with the stepgate service on it, and a
@@ -67,21 +66,7 @@ func serveT(t *testing.T) *served {
 // the run and the ticket.
 func askStep(t *testing.T, ctx context.Context, c *client) (run, ticket string) {
 	t.Helper()
-	info, err := c.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
-		Rules: []gate.Rule{{Action: "bash", Resource: "*", Effect: gate.Ask}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	args, _ := json.Marshal(map[string]string{"command": "echo released"})
-	out, err := c.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1,
-		Calls: []commands.CallRequest{{ID: "c1", Tool: "bash", Args: args}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Final || len(out.Tickets) != 1 {
-		t.Fatalf("step 1 = %+v, want one ticket", out)
-	}
-	return info.Run, out.Tickets[0].ID
+	return askIn(t, ctx, c, "")
 }
 
 // 10,000 clients awaiting one step hold none of the service's handler
