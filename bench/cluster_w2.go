@@ -83,7 +83,7 @@ func openRawR3(ctx context.Context, c *cluster) (*rawR3, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := openRetrying(ctx, js); err != nil {
+	if _, err := step.Open(ctx, js, step.StreamConfig{Replicas: clusterReplicas}); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -178,20 +178,6 @@ func clusterHost(ctx context.Context, o Options, c *cluster) (h *commands.Host, 
 		return nil, nil, errors.Join(err, stop())
 	}
 	return h, stop, nil
-}
-
-// openRetrying sets up the log's R3 stream as createRetrying creates the
-// raw one: a request without an answer within 15 s is sent again (once,
-// in CI, the log's set-up waited out the workload's whole 2 minutes).
-func openRetrying(ctx context.Context, js jetstream.JetStream) error {
-	for {
-		actx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		_, err := step.Open(actx, js, step.StreamConfig{Replicas: clusterReplicas})
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-	}
 }
 
 // createRetrying creates the stream cfg, asking again when one request

@@ -107,7 +107,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (*Log, 
 	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil, fmt.Errorf("look up stream %s: %w", cfg.Name, err)
 	}
-	s, err := js.CreateOrUpdateStream(ctx, sc)
+	s, err := createOrUpdate(ctx, js, sc)
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return nil, fmt.Errorf("set up stream %s: %w", cfg.Name, err)
 	}
@@ -143,4 +143,23 @@ func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("stream %s info: %w", l.cfg.Name, err)
 	}
 	return info.State.LastSeq, nil
+}
+
+// setUpAttempt bounds one request of a stream's set-up: a cluster busy
+// electing its meta leader can drop a request (seen under -race, where a
+// set-up waited out a whole 2-minute deadline), and creating or updating
+// the same configuration again is idempotent.
+const setUpAttempt = 15 * time.Second
+
+// createOrUpdate creates or updates the stream sc, asking again when one
+// request gets no answer within setUpAttempt, until ctx ends.
+func createOrUpdate(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) (jetstream.Stream, error) {
+	for {
+		actx, cancel := context.WithTimeout(ctx, setUpAttempt)
+		s, err := js.CreateOrUpdateStream(actx, sc)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return s, err
+		}
+	}
 }
