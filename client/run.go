@@ -81,6 +81,11 @@ type Call struct {
 	Attempts int `json:"attempts,omitempty"`
 	// Result is nil until the call is terminal.
 	Result *events.ToolResultRecorded `json:"result,omitempty"`
+	// RanOn is the host that executed the call (the host of the commit that
+	// recorded its result); empty when its result was recorded without it
+	// running (blocked, refused, rejected, expired, indeterminate after a
+	// crash) and while it has none.
+	RanOn string `json:"ran_on,omitempty"`
 	// Ticket is the id of the call's confirmation ticket, if it needed one.
 	Ticket string `json:"ticket,omitempty"`
 }

@@ -13,8 +13,17 @@ import (
 
 // genHistory draws a consistent run history: a start, then steps of one to
 // three calls, each step either one commit or a decide and a settle commit,
-// possibly an unknown event, possibly an end.
+// possibly an unknown event, possibly an end; each commit made by one of
+// two hosts.
 func genHistory(t *rapid.T) []*events.Commit {
+	cs := genSteps(t)
+	for _, c := range cs {
+		c.Host = rapid.SampledFrom([]string{"h1", "h2"}).Draw(t, "host")
+	}
+	return link(cs)
+}
+
+func genSteps(t *rapid.T) []*events.Commit {
 	cs := []*events.Commit{mk("s", 0, events.KindStart, events.RunStarted{Agent: "build"})}
 	steps := rapid.IntRange(0, 8).Draw(t, "steps")
 	for n := 1; n <= steps; n++ {
@@ -44,7 +53,7 @@ func genHistory(t *rapid.T) []*events.Commit {
 	if rapid.Bool().Draw(t, "end") {
 		cs = append(cs, mk("e", 0, events.KindEnd, events.RunEnded{Cause: events.CauseCompleted}))
 	}
-	return link(cs)
+	return cs
 }
 
 // link chains cs: each commit after the first names the one before it.
@@ -93,6 +102,47 @@ func TestFoldCheckpointAnywhereProperty(t *testing.T) {
 		_ = json.Unmarshal(wb, wantRun)
 		if diff := cmp.Diff(wantRun, restored); diff != "" {
 			t.Fatalf("checkpoint at %d, redelivered from %d (-whole +restored):\n%s", cut, redeliver, diff)
+		}
+	})
+}
+
+// Every allowed call of a history ran on the host of the commit that
+// recorded its result (a one-commit step's, or the settle commit after its
+// decide commit, whoever decided it); no blocked call ran anywhere.
+func TestFoldRanOnProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genHistory(t)
+		want := map[string]string{} // step/call: where it ran
+		allowed := map[string]bool{}
+		for _, c := range h {
+			for _, e := range c.Events {
+				key := func(call string) string { return fmt.Sprint(c.Step, "/", call) }
+				switch e := e.(type) {
+				case events.PermissionDecided:
+					allowed[key(e.CallID)] = e.Verdict == events.VerdictAllow
+				case events.ToolResultRecorded:
+					if allowed[key(e.CallID)] {
+						want[key(e.CallID)] = c.Host
+					}
+				}
+			}
+		}
+		r := &projection.Run{}
+		for i, c := range h {
+			if err := r.Apply(uint64(i+1), c); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+		}
+		got := map[string]string{}
+		for _, s := range r.Steps {
+			for _, c := range s.Calls {
+				if c.RanOn != "" {
+					got[fmt.Sprint(s.N, "/", c.ID)] = c.RanOn
+				}
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("where calls ran (-want +got):\n%s", diff)
 		}
 	})
 }

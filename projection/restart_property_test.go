@@ -13,7 +13,8 @@ import (
 
 // genFleet draws the interleaved stream of a few runs: each starts, then
 // takes steps that are allowed, or ask and wait on a ticket that may be
-// approved (and the call run) or rejected, and may end. Every run shares
+// approved (and the call run) or rejected, and may end; each commit is made
+// by one of two hosts (so calls run on either). Every run shares
 // its rules and catalogue with the others, or has its own.
 func genFleet(t *rapid.T) []*events.Commit {
 	ids := events.NewIDSource(nil)
@@ -27,7 +28,8 @@ func genFleet(t *rapid.T) []*events.Commit {
 			rules = []events.Rule{{Action: "read", Resource: fmt.Sprint("r", r), Effect: "deny"}}
 		}
 		mkc := func(step int, kind events.Kind, evs ...events.Event) *events.Commit {
-			return &events.Commit{ID: ids.New(at), Run: run, Step: step, Kind: kind, At: at, Host: "h1", Events: evs}
+			host := rapid.SampledFrom([]string{"h1", "h2"}).Draw(t, "host")
+			return &events.Commit{ID: ids.New(at), Run: run, Step: step, Kind: kind, At: at, Host: host, Events: evs}
 		}
 		cs := []*events.Commit{mkc(0, events.KindStart, events.RunStarted{Agent: "build", Project: fmt.Sprint("p", r%2), Rules: rules},
 			events.CatalogAdvertised{Fingerprint: "f", Tools: []events.AdvertisedTool{{Name: "bash", Identity: "b1"}}})}

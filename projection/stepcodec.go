@@ -52,6 +52,9 @@ func writeCall(w *jsonfast.Writer, c *Call) {
 		w.Field("result")
 		events.WritePayload(w, *c.Result)
 	}
+	if c.RanOn != "" {
+		w.String("ran_on", c.RanOn)
+	}
 	if c.Ticket != "" {
 		w.String("ticket", c.Ticket)
 	}

@@ -49,6 +49,9 @@ func genCall(t *rapid.T) projection.Call {
 			r.Structured, _ = json.Marshal([]string{text(t, "item")})
 		}
 		c.Result = &r
+		if rapid.Bool().Draw(t, "ran") {
+			c.RanOn = text(t, "ran_on")
+		}
 	}
 	return c
 }

@@ -45,7 +45,7 @@ func fixtureRun() *projection.Run {
 		Steps: []projection.Step{
 			{N: 1, Final: true, Calls: []projection.Call{
 				{ID: "c1", Tool: "echo", Args: json.RawMessage(`{"text":"hello"}`),
-					Decision: &events.PermissionDecided{Verdict: "allow", Rule: allow}, Result: &events.ToolResultRecorded{Parts: text("hello")}},
+					Decision: &events.PermissionDecided{Verdict: "allow", Rule: allow}, Result: &events.ToolResultRecorded{Parts: text("hello")}, RanOn: "h1"},
 				{ID: "c2", Tool: "read_file", Args: json.RawMessage(`{"path":"secrets/key"}`),
 					Decision: &events.PermissionDecided{Verdict: "block", Rule: &events.Rule{Action: "read", Resource: "secrets/*", Effect: "deny", Source: "run"}},
 					Result:   &events.ToolResultRecorded{Parts: text(`blocked: denied by rule read "secrets/*" (run override)`), IsError: true}},

@@ -43,8 +43,9 @@ func (p palette) verdict(v string) string {
 
 // timeline prints a run as a person reads it: every step, every call with
 // its verdict, the rule that decided and its layer (or the saved grant),
-// its ticket and how it was answered, its result with its size and
-// spilled files, the state it set and how long it took; then the todos.
+// its ticket and how it was answered, its result with its size, the host
+// that ran it and spilled files, the state it set and how long it took;
+// then the todos.
 func timeline(w io.Writer, d *showDoc, p palette) {
 	r := d.Run
 	status := r.Status
@@ -103,6 +104,9 @@ func timelineCall(w io.Writer, c callView, p palette) {
 		facts := []string{size(int64(res.Bytes))}
 		if c.DurationMS != nil {
 			facts = append(facts, "took "+span(time.Duration(*c.DurationMS)*time.Millisecond))
+		}
+		if c.RanOn != "" {
+			facts = append(facts, "ran on "+c.RanOn)
 		}
 		fmt.Fprintf(w, "      %s %s  %s\n", mark, res.Preview, p.paint(ansiDim, "["+strings.Join(facts, ", ")+"]"))
 		for _, f := range res.Files {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/events"
 )
@@ -26,8 +27,8 @@ var verdictColors = map[string]string{
 // The report of the recorded run, opened in a headless Chromium with
 // networking disabled, renders without loading anything: its step and
 // call counts are the run's, each verdict is drawn in its colour (text and
-// bar), the tickets' waiting times and the collapsed arguments and results
-// are there; a screenshot is kept.
+// bar), the host that ran each call that ran, the tickets' waiting times
+// and the collapsed arguments and results are there; a screenshot is kept.
 func TestReportInChromium(t *testing.T) {
 	api, run, _, _, _ := recordShowFixture(t, "")
 	d, err := showRun(context.Background(), api, run)
@@ -82,6 +83,13 @@ func TestReportInChromium(t *testing.T) {
 		seen[g.Class]++
 	}
 	t.Logf("verdict colours: %v", got)
+	// Where each call ran: on the fixture's one host, every call that ran;
+	// the blocked and the rejected call ran nowhere.
+	ranOn := eval[[]string](t, b, `Array.from(document.querySelectorAll("#steps .call")).map(e => { const r = e.querySelector(".ran-on"); return r ? "ran on " + r.textContent : ""; })`)
+	t.Logf("where the calls ran: %q", ranOn)
+	if diff := cmp.Diff([]string{"ran on h1", "", "ran on h1", "ran on h1", "ran on h1", "ran on h1", "", "ran on h1"}, ranOn); diff != "" {
+		t.Errorf("where the page says each call ran (-want +got):\n%s", diff)
+	}
 	if seen["v-allow"] == 0 || seen["v-block"] == 0 || seen["v-confirm"] == 0 {
 		t.Errorf("verdicts rendered %v; want allow, block and confirm", seen)
 	}
@@ -112,8 +120,8 @@ func TestReportInChromium(t *testing.T) {
 }
 
 // A run whose arguments, results, tool names, reasons and ticket messages
-// are hostile markup renders them as text: no element, no script, no
-// style of theirs reaches the page.
+// (and the name of the host that ran a call) are hostile markup renders
+// them as text: no element, no script, no style of theirs reaches the page.
 func TestReportEscapesHostileStrings(t *testing.T) {
 	const evil = `</pre></details><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><style>*{color:red}</style>"'`
 	d := hostileDoc(evil)
@@ -139,6 +147,9 @@ func TestReportEscapesHostileStrings(t *testing.T) {
 	if got := eval[int](t, b, `document.querySelectorAll(".call").length`); got != 1 {
 		t.Errorf("%d calls rendered; want 1 (a string closed an element)", got)
 	}
+	if got := eval[string](t, b, `document.querySelector(".call .ran-on").textContent`); got != evil {
+		t.Errorf("the host the call ran on reads %q; want the hostile string as text", got)
+	}
 }
 
 // hostileDoc is a one-step, one-call run with s in every string a model
@@ -158,6 +169,7 @@ func hostileDoc(s string) *showDoc {
 		Grant:       &grantView{ID: s, Principal: s, Found: true},
 		Result:      &resultView{Preview: s, Files: []fileView{{Path: s, Bytes: -1}}},
 		State:       []string{s},
+		RanOn:       s,
 		RequestedAt: &now, ResultAt: &end,
 	}}}}}}
 }

@@ -60,6 +60,9 @@ type callView struct {
 	Ticket   *ticketView `json:"ticket,omitempty"`
 	Attempts int         `json:"attempts,omitempty"`
 	Result   *resultView `json:"result,omitempty"`
+	// RanOn is the host that executed the call (see client.Call.RanOn);
+	// empty when its result was recorded without it running.
+	RanOn string `json:"ran_on,omitempty"`
 	// State lists the run-state keys the call set (todos).
 	State []string `json:"state,omitempty"`
 	// RequestedAt and ResultAt are the commit times of the call's request
@@ -156,7 +159,7 @@ func buildShow(r *sgclient.Run, grants []sgclient.Grant, facts *logFacts) *showD
 }
 
 func buildCall(r *sgclient.Run, step int, c sgclient.Call, grants []sgclient.Grant, facts *logFacts) callView {
-	v := callView{ID: c.ID, Tool: c.Tool, Args: c.Args, Attempts: c.Attempts}
+	v := callView{ID: c.ID, Tool: c.Tool, Args: c.Args, Attempts: c.Attempts, RanOn: c.RanOn}
 	if d := c.Decision; d != nil {
 		v.Verdict, v.Reason, v.Rule = d.Verdict, d.Reason, d.Rule
 		if d.Rule != nil {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,12 +117,19 @@ func startScriptRun(t *testing.T, ctx context.Context, natsURL, command string) 
 }
 
 // startCallRun is an `engine run --wait` in dir whose one call of tool asks
-// (a run rule: tool "*" ask).
-func startCallRun(t *testing.T, ctx context.Context, natsURL, dir, tool string, args map[string]any) *scriptRun {
+// (a run rule: tool "*" ask), after the steps before, each one call (tool
+// and args), which do not ask.
+func startCallRun(t *testing.T, ctx context.Context, natsURL, dir, tool string, args map[string]any, before ...map[string]any) *scriptRun {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.jsonl")
-	line, _ := json.Marshal(map[string]any{"calls": []any{map[string]any{"id": "c1", "tool": tool, "args": args}}})
-	if err := os.WriteFile(script, append(line, '\n'), 0o600); err != nil {
+	var lines []byte
+	for i, call := range append(before, map[string]any{"tool": tool, "args": args}) {
+		call["id"] = fmt.Sprint("c", i+1)
+		line, _ := json.Marshal(map[string]any{"calls": []any{call}})
+		lines = append(append(lines, line...), '\n')
+	}
+	line := bytes.TrimSpace(lines[bytes.LastIndexByte(lines[:len(lines)-1], '\n')+1:])
+	if err := os.WriteFile(script, lines, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rules := filepath.Join(t.TempDir(), "rules.json")
@@ -151,10 +160,12 @@ func (r *scriptRun) finished(t *testing.T) string {
 
 // The inbox in a real Chromium, against `engine serve --http`: tickets
 // raised by `engine run` appear; approving one there (keyboard) runs the
-// call and the run finishes, recording operator:ops-1; a reject with a
+// call and the run finishes, recording operator:ops-1; a card's context
+// says where its run's earlier calls ran; a reject with a
 // message reaches the model; a ticket answered with the CLI leaves the open
 // page within a second; an edited approval runs the edited call; the run
-// page shows the run's timeline. The page asks nothing but the app.
+// page shows the run's timeline, with the host that ran the call. The page
+// asks nothing but the app.
 func TestInboxInChromium(t *testing.T) {
 	sw := serveWeb(t)
 	b := newAppBrowser(t)
@@ -181,13 +192,17 @@ func TestInboxInChromium(t *testing.T) {
 	}
 
 	runs := map[string]*scriptRun{}
-	for _, name := range []string{"approve", "always", "reject", "cli", "live"} {
+	for _, name := range []string{"approve", "always", "reject", "cli"} {
 		cmd := "echo " + name + "-original"
 		if name == "reject" { // a model's hostile string is shown as text
 			cmd += ` '<b id=pwn>x</b>'`
 		}
 		runs[name] = startScriptRun(t, ctx, sw.nats, cmd)
 	}
+	// A run whose ticket comes after a step that ran: its card's context
+	// says where that step's call ran.
+	runs["live"] = startCallRun(t, ctx, sw.nats, t.TempDir(), "bash", map[string]any{"command": "echo live-original"},
+		map[string]any{"tool": "echo", "args": map[string]any{"text": "live-context"}})
 	// An edit of a file, to be edited again before it is approved.
 	editDir := t.TempDir()
 	notes := filepath.Join(editDir, "notes.txt")
@@ -232,6 +247,24 @@ func TestInboxInChromium(t *testing.T) {
 		chromedp.KeyEvent("\x1b"), until(`document.getElementById("help").hidden`))
 	b.do(t, 5*time.Second, "j and k", chromedp.KeyEvent("j"), until(`document.querySelectorAll("li.ticket")[1].classList.contains("selected")`),
 		chromedp.KeyEvent("k"), until(`document.querySelectorAll("li.ticket")[0].classList.contains("selected")`))
+
+	// The context of a card: the run's last steps, each call with where it
+	// ran (the host the log says executed it).
+	live, err := api.Show(ctx, sgclient.ShowRequest{Run: ticketOf["live"].Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranOn := live.Steps[0].Calls[0].RanOn
+	if ranOn == "" || ranOn != live.Steps[0].Host {
+		t.Fatalf("the live run's first call ran on %q; want the host that settled it, %q", ranOn, live.Steps[0].Host)
+	}
+	b.do(t, 10*time.Second, "a card's context says where its run's calls ran", chromedp.Click(chromedp.CSS(card("live")+" .head .tool")),
+		until(`document.querySelector('`+card("live")+` .context').textContent.includes("live-context")`))
+	cardContext := eval[string](t, b, `document.querySelector('`+card("live")+` .context li').textContent`)
+	t.Logf("the live card's context: %q", cardContext)
+	if !strings.HasSuffix(cardContext, " · ran on "+ranOn) {
+		t.Errorf("the live card's context reads %q; want it to say the call ran on %s", cardContext, ranOn)
+	}
 
 	// Approve with the keyboard: select the card, press a.
 	b.do(t, 10*time.Second, "approve with a", chromedp.Click(chromedp.CSS(card("approve")+" .head .tool")), chromedp.KeyEvent("a"))
@@ -353,6 +386,9 @@ func TestInboxInChromium(t *testing.T) {
 	b.do(t, 20*time.Second, "the run page",
 		chromedp.Navigate(sw.app+"runs/"+ticketOf["approve"].Run),
 		until(`(() => { const d = document.getElementById("run-frame").contentDocument; return d && d.body && d.body.textContent.includes("by operator:ops-1") && d.querySelectorAll("section.step").length === 1 && document.getElementById("run-status").textContent.startsWith("ended"); })()`))
+	if ran := shown.Steps[0].Calls[0].RanOn; ran == "" || !eval[bool](t, b, `document.getElementById("run-frame").contentDocument.querySelector("section.step .call .ran-on").textContent === `+strconv.Quote(ran)) {
+		t.Errorf("the run page does not say the approved call ran on %q", ran)
+	}
 	b.screenshot(t, "run.png", false)
 
 	// A run page is live: the waiting run's page shows the reply made

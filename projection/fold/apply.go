@@ -8,8 +8,9 @@ import (
 )
 
 // applyEvent folds one event of commit c into r (see [Run.Apply], which
-// undoes the whole commit when one of its events fails).
-func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
+// undoes the whole commit when one of its events fails); ran is the host
+// that ran the calls whose results c records (see executedIn).
+func (r *Run) applyEvent(c *events.Commit, e events.Event, ran string) error {
 	if _, ok := e.(events.RunStarted); !ok && r.Status == "" {
 		if _, unknown := e.(events.Unknown); !unknown {
 			return fmt.Errorf("%w: event before RunStarted", ErrInconsistent)
@@ -57,6 +58,7 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event) error {
 			return fmt.Errorf("%w: call %s has its result already", ErrInconsistent, e.CallID)
 		}
 		call.Result = &e
+		call.RanOn = r.ranOn(call, &e, ran)
 	case events.StateCommand:
 		call, err := r.call(c.Step, e.CallID)
 		if err != nil {

@@ -84,6 +84,19 @@ type Call struct {
 	Attempts int `json:"attempts,omitempty"`
 	// Result is nil until the call is terminal.
 	Result *events.ToolResultRecorded `json:"result,omitempty"`
+	// RanOn is the host that executed the call: the host of the commit that
+	// recorded its result, when that result is the call's own outcome. That
+	// is when the call was let run (allowed, or its ticket approved) and its
+	// result was recorded in a settle commit (after the call ran between an
+	// earlier commit of its step and that one) or in a one-commit step (a
+	// read-only step, run before its only commit) that is not a fork's copy,
+	// and the result does not say the call did not run ([NotRunPrefix]).
+	// Empty for every result recorded without running (blocked, unknown
+	// tool, invalid input, rejected, expired or stale ticket, the recovery's
+	// indeterminate result, lost lease), for a fork's copy (it ran in the
+	// source run), and for a call a checkpoint written before the field
+	// holds (a rebuild from the log fills it in).
+	RanOn string `json:"ran_on,omitempty"`
 	// Ticket is the id of the call's confirmation ticket, if it needed one.
 	Ticket string `json:"ticket,omitempty"`
 }
@@ -139,8 +152,9 @@ func (r *Run) Apply(seq uint64, c *events.Commit) error {
 	if r.ID == "" {
 		r.ID = c.Run
 	}
+	ran := executedIn(c)
 	for i, e := range c.Events {
-		if err := r.applyEvent(c, e); err != nil {
+		if err := r.applyEvent(c, e, ran); err != nil {
 			r.restore(u)
 			return fmt.Errorf("run %s commit %s event %d (%s): %w", c.Run, c.ID, i, e.EventType(), err)
 		}

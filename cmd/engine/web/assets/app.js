@@ -243,7 +243,8 @@
           const rule = c.decision && c.decision.rule ? " by " + c.decision.rule.action + " " + JSON.stringify(c.decision.rule.resource) + " (" + (c.decision.rule.source || "") + ")" : "";
           let res = "";
           if (c.result && c.result.parts) res = " → " + c.result.parts.filter((p) => p.text).map((p) => p.text).join(" ").slice(0, 120);
-          ol.append(el("li", "", "step " + s.n + ": " + c.tool + " " + verdict + rule + res));
+          const where = c.ran_on ? " · ran on " + c.ran_on : ""; // the host that executed it, when it ran
+          ol.append(el("li", "", "step " + s.n + ": " + c.tool + " " + verdict + rule + res + where));
         }
       }
       box.append(ol);
