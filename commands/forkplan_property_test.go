@@ -143,7 +143,7 @@ func TestForkPlanFoldsToTheSourcePrefix(t *testing.T) {
 				t.Fatalf("fork step %d not final", i+1)
 			}
 			for j := range w.Calls {
-				w.Calls[j].Attempts, w.Calls[j].Ticket = 0, ""
+				w.Calls[j].Attempts, w.Calls[j].Ticket, w.Calls[j].RanOn = 0, "", ""
 			}
 			if diff := cmp.Diff(w.Calls, g.Calls); diff != "" {
 				t.Fatalf("step %d's calls (-source +fork):\n%s", i+1, diff)
