@@ -29,6 +29,7 @@ const (
 	EndpointFork        = "fork"
 	EndpointRunFacts    = "run_facts"
 	EndpointMCPServers  = "mcp_servers"
+	EndpointLocations   = "locations"
 )
 
 // Subject is the NATS subject of an endpoint.
@@ -61,6 +62,7 @@ type API interface {
 	CloseScope(ctx context.Context, req CloseScopeRequest) (*CloseScopeRequest, error)
 	Quarantine(ctx context.Context, req QuarantineRequest) (*QuarantineList, error)
 	MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error)
+	Locations(ctx context.Context, req LocationsRequest) (*LocationList, error)
 }
 
 // Empty is the request of an endpoint that takes none (sweep_outputs): an empty JSON object, or no body.

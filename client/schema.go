@@ -17,6 +17,7 @@ var endpointTypes = map[string][2]any{
 	EndpointSubmitStep:  {SubmitStepRequest{}, StepOutcome{}},
 	EndpointEndRun:      {EndRunRequest{}, RunSummary{}},
 	EndpointRuns:        {RunsRequest{}, RunPage{}},
+	EndpointLocations:   {LocationsRequest{}, LocationList{}},
 	EndpointShow:        {ShowRequest{}, Run{}},
 	EndpointReply:       {ReplyRequest{}, ReplyResult{}},
 	EndpointTickets:     {TicketsRequest{}, TicketPage{}},

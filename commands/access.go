@@ -289,3 +289,9 @@ func (b Bound) SweepOutputs(ctx context.Context) (*SweepResult, error) {
 func (b Bound) MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServerList, error) {
 	return b.W.MCPServers(ctx, req)
 }
+
+// Locations implements [client.API] (an operator endpoint: it names the
+// paths of every run's location).
+func (b Bound) Locations(ctx context.Context, req LocationsRequest) (*LocationList, error) {
+	return b.W.Locations(ctx, req)
+}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/step"
@@ -168,5 +170,22 @@ func (f *fleet) candidates(loc, key, prefer string) []string {
 		}
 		return 0
 	})
+	return out
+}
+
+// hosts returns this host and every host that announced what it holds,
+// sorted by name, with their leases' states as last seen.
+func (f *fleet) hosts() []client.FleetHost {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []client.FleetHost{{Host: f.self, Lease: "self", Locations: f.globs}}
+	for host, h := range f.holders {
+		st, ok := f.leases[host]
+		if !ok {
+			st = "unknown"
+		}
+		out = append(out, client.FleetHost{Host: host, Lease: st, Locations: h.Locations})
+	}
+	slices.SortFunc(out[1:], func(a, b client.FleetHost) int { return strings.Compare(a.Host, b.Host) })
 	return out
 }

@@ -26,10 +26,11 @@ const (
 	OpSubmitStep  = "submit_step"
 	OpReply       = "reply"
 	OpAutoApprove = "auto_approve"
+	OpCheckPlace  = "check_place"
 )
 
 // Ops are the forwarded operations, for a transport that serves each.
-var Ops = [...]string{OpStartRun, OpSubmitStep, OpReply, OpAutoApprove}
+var Ops = [...]string{OpStartRun, OpSubmitStep, OpReply, OpAutoApprove, OpCheckPlace}
 
 // envelope is a forwarded request: the request as the client sent it (or
 // as this host derived it) and the principal it is answered for, which the
@@ -74,6 +75,8 @@ func (e *Engine) Forwarded(ctx context.Context, op string, body []byte) ([]byte,
 		return answer(ctx, env.Request, e.SubmitStep)
 	case OpReply:
 		return answer(ctx, env.Request, e.Reply)
+	case OpCheckPlace:
+		return answer(ctx, env.Request, e.checkPlace)
 	case OpAutoApprove:
 		return answer(ctx, env.Request, func(ctx context.Context, req autoApproveRequest) (struct{}, error) {
 			return struct{}{}, e.replier.autoApprove(ctx, req.Project, req.Run, req.By)
@@ -135,6 +138,23 @@ func (b *base) forward(ctx context.Context, loc, key, prefer, op string, req, re
 		last = "none"
 	}
 	return fmt.Errorf("location %s: no live host holds it (last ran on %s): %s: %w", loc, last, strings.Join(whyNot, "; "), ErrNoExecutor)
+}
+
+// forwardTo sends op's request to host alone and decodes its answer.
+func (b *base) forwardTo(ctx context.Context, host, op string, req, resp any) error {
+	inner, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(envelope{Principal: principalOf(ctx), Request: inner})
+	if err != nil {
+		return err
+	}
+	out, err := b.fleet.fwd.Forward(ctx, host, op, body)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(out, resp)
 }
 
 // oneLine is s on one line.

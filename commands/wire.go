@@ -196,3 +196,9 @@ func (w Wire) MCPServers(ctx context.Context, req MCPServersRequest) (*MCPServer
 	out, err := w.Host.MCPServers(ctx, req)
 	return out, Translate(err)
 }
+
+// Locations implements [client.API].
+func (w Wire) Locations(ctx context.Context, req LocationsRequest) (*LocationList, error) {
+	out, err := w.Host.Locations(ctx, req)
+	return out, Translate(err)
+}

@@ -85,21 +85,29 @@ func MarkLocation(dir, host string, newID func() string) (Place, error) {
 	return p, nil
 }
 
-// writeMarker creates the marker, exclusively, and syncs it.
+// writeMarker makes the marker whole or not at all: written and synced
+// under a name of its own, then linked to MarkerPath (a link never
+// replaces a file: of two starts that mark one location at once, one
+// links, the other finds its marker, complete, and reads it).
 func writeMarker(root *os.Root, id string) error {
 	if err := root.Mkdir(filepath.Dir(MarkerPath), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	f, err := root.OpenFile(MarkerPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp := MarkerPath + "." + id + ".tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
+	defer func() { _ = root.Remove(tmp) }()
 	data, _ := json.Marshal(marker{V: 1, ID: id})
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
 		err = f.Sync()
 	}
-	return errors.Join(err, f.Close())
+	if err = errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	return root.Link(tmp, MarkerPath)
 }
 
 // readMarker reads the marker: a regular file (not a link) of at most

@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/stepgate/stepgate/executor"
 )
@@ -178,5 +181,31 @@ func TestMarkLocationReadOnly(t *testing.T) {
 	}
 	if err := ps.Check(dir, p, "h2"); !errors.Is(err, executor.ErrNotPlace) {
 		t.Errorf("another host: %v, want ErrNotPlace", err)
+	}
+}
+
+// Starts that mark one location at once agree on one place: none of them
+// reads a marker half written.
+func TestMarkLocationConcurrently(t *testing.T) {
+	for trial := range 20 {
+		dir := t.TempDir()
+		const n = 8
+		places, errs := make([]executor.Place, n), make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				places[i], errs[i] = executor.MarkLocation(dir, "h1", func() string { return ulid.Make().String() })
+			})
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || places[i] != places[0] {
+				t.Fatalf("trial %d: start %d: %+v, %v; start 0: %+v", trial, i, places[i], errs[i], places[0])
+			}
+		}
+		left, _ := os.ReadDir(filepath.Join(dir, ".stepgate"))
+		if len(left) != 1 {
+			t.Fatalf("trial %d: .stepgate holds %d files, want the marker alone", trial, len(left))
+		}
 	}
 }

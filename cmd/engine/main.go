@@ -66,6 +66,7 @@ func verbs() []verb {
 		{"serve", "run an engine host and its NATS service", runServe},
 		{"run", "drive a scripted run (one line of the script per step)", runScript},
 		{"runs", "list runs", runRuns},
+		{"locations", "list the fleet's hosts, what each holds, and where the locations of open runs are held", runLocations},
 		{"show", "show one run: every step, call, verdict, rule, ticket and result (--at STEP: every projection as it stood after a step)", runShow},
 		{"report", "write one run as a self-contained HTML page: timeline, chart, tickets, arguments and results (report RUN -o FILE.html)", runReport},
 		{"fork", "start a run from RUN's first steps, copied, not run again (fork RUN --at STEP)", runFork},

@@ -91,6 +91,23 @@ func TestStepsRunWhereTheLocationIsHeld(t *testing.T) {
 			}
 		}
 	}
+	// engine locations: each location held by its own host, as it checked.
+	list, err := c.Locations(ctx, client.LocationsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Locations) != 2 {
+		t.Fatalf("locations: %+v, want the two of the runs", list.Locations)
+	}
+	for _, l := range list.Locations {
+		want := "A"
+		if strings.Contains(l.Path, "/b/") {
+			want = "B"
+		}
+		if len(l.Holders) != 1 || l.Holders[0].Host != want || !l.Holders[0].Holds || l.LastHost != want || l.Runs != 1 {
+			t.Errorf("location %s: %+v, want held by %s alone, its last step there", l.Path, l, want)
+		}
+	}
 	nowhere := filepath.Join(root, "c")
 	if err := os.MkdirAll(nowhere, 0o755); err != nil {
 		t.Fatal(err)
@@ -139,6 +156,14 @@ func TestNoExecutorWhenTheHolderIsGone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(loc, "f2.txt")); err == nil {
 		t.Error("step 2 wrote into the directory made again")
+	}
+	list, err := c.Locations(ctx, client.LocationsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Locations) != 1 || len(list.Locations[0].Holders) != 1 || list.Locations[0].Holders[0].Holds ||
+		!strings.Contains(list.Locations[0].Holders[0].Why, "another directory") {
+		t.Errorf("locations with the directory made again: %+v, want B not holding it, and why", list.Locations)
 	}
 	if err := os.Remove(loc); err != nil {
 		t.Fatal(err)

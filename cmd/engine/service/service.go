@@ -82,6 +82,7 @@ func endpoints() map[string]endpoint {
 		client.EndpointRecover:     handle(client.API.RecoverHost),
 		client.EndpointQuarantine:  handle(client.API.Quarantine),
 		client.EndpointMCPServers:  handle(client.API.MCPServers),
+		client.EndpointLocations:   handle(client.API.Locations),
 		client.EndpointSweep: handle(func(api client.API, ctx context.Context, _ client.Empty) (*client.SweepResult, error) {
 			return api.SweepOutputs(ctx)
 		}),
