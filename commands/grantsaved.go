@@ -56,9 +56,11 @@ func (h *replier) approveProject(ctx context.Context, project, except, by string
 			continue
 		}
 		err := h.autoApprove(ctx, project, run, by)
-		if errors.Is(err, ErrNotHolder) && !isForwarded(ctx) { // its calls run where its location is
+		if errors.Is(err, ErrNotHolder) { // its calls run where its location is
+			// A request of this host's own, even when the reply that saved the
+			// approval was forwarded here.
 			var done struct{}
-			err = h.forwardRun(ctx, run, OpAutoApprove, autoApproveRequest{Project: project, Run: run, By: by}, &done, err)
+			err = h.forwardRun(context.WithValue(ctx, forwardedKey{}, false), run, OpAutoApprove, autoApproveRequest{Project: project, Run: run, By: by}, &done, err)
 		}
 		if err != nil {
 			h.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/cmd/engine/service/servicetest"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/gate"
 )
 
 // fleetOfTwo serves hosts A and B on one server, A holding root/a/* and B
@@ -180,5 +181,61 @@ func TestNoExecutorWhenTheHolderIsGone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(loc, "f2.txt")); err == nil {
 		t.Error("step 2 ran with its holder gone")
+	}
+}
+
+// An approval runs the approved call on the run's holder, whichever host
+// the reply lands on; an "always" that unblocks a waiting run of the same
+// project held by the other host has that host approve and run it.
+func TestApprovalsRunOnTheHolder(t *testing.T) {
+	e, mb, root := fleetOfTwo(t)
+	c, err := client.Dial(e.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ask := []gate.Rule{{Action: "edit", Resource: "*", Effect: gate.Ask}}
+	type waiting struct {
+		run, ticket, loc, holder string
+	}
+	var runs []waiting
+	for _, side := range []struct{ dir, holder string }{{"a", "A"}, {"b", "B"}} {
+		loc := filepath.Join(root, side.dir, "w")
+		info, err := c.StartRun(ctx, client.StartRunRequest{Location: loc, Project: "shared", Rules: ask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.SubmitStep(ctx, client.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []client.CallRequest{writeCall(1)}})
+		if err != nil || out.Final || len(out.Tickets) != 1 {
+			t.Fatalf("step 1 in %s: %+v, %v; want it waiting on a ticket", loc, out, err)
+		}
+		runs = append(runs, waiting{info.Run, out.Tickets[0].ID, loc, side.holder})
+	}
+	// Approve A's run "always", asking B: B forwards the reply to A, A's
+	// call runs there, and B's run, waiting on the same project's same
+	// request, is approved by B (A forwards it back) and runs there.
+	if _, err := (commands.Wire{Host: mb.Host}).Reply(ctx, client.ReplyRequest{Ticket: runs[0].ticket, Reply: "always", Principal: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range runs {
+		out, err := c.AwaitStep(ctx, client.AwaitRequest{Run: w.run, Step: 1, Timeout: "60s"})
+		if err != nil || !out.Final || out.Results[0].IsError {
+			t.Fatalf("run in %s: %+v, %v; want step 1 final and written", w.loc, out, err)
+		}
+		if _, err := os.Stat(filepath.Join(w.loc, "f1.txt")); err != nil {
+			t.Errorf("run in %s: %v", w.loc, err)
+		}
+		if err := mb.Host.Proj.Sync(ctx, mb.Host.Log); err != nil {
+			t.Fatal(err)
+		}
+		r, ok, err := mb.Host.Proj.Run(w.run)
+		if err != nil || !ok {
+			t.Fatal(err)
+		}
+		if got := r.Step(1).Calls[0].RanOn; got != w.holder {
+			t.Errorf("run in %s: the approved call ran on %q, want its holder %s", w.loc, got, w.holder)
+		}
 	}
 }
