@@ -79,6 +79,11 @@ func (e *Engine) Forwarded(ctx context.Context, op string, body []byte) ([]byte,
 		return answer(ctx, env.Request, e.checkPlace)
 	case OpAutoApprove:
 		return answer(ctx, env.Request, func(ctx context.Context, req autoApproveRequest) (struct{}, error) {
+			// The approval it applies was committed on the sender a moment
+			// ago: fold that far first.
+			if err := e.syncAll(ctx); err != nil {
+				return struct{}{}, err
+			}
 			return struct{}{}, e.replier.autoApprove(ctx, req.Project, req.Run, req.By)
 		})
 	}
