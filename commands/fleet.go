@@ -85,10 +85,13 @@ func (f *fleet) mayHold(loc string) error {
 // (nil: a run started before placement, held wherever the directory
 // exists), else why not, wrapping ErrNotHolder.
 func (f *fleet) holds(loc string, p *events.Place) error {
-	if err := f.mayHold(loc); err != nil || p == nil {
-		return err
+	if p == nil {
+		return f.mayHold(loc)
 	}
-	if err := f.places.Check(loc, placeOf(p), f.self); err != nil {
+	if !declares(f.globs, loc) {
+		return fmt.Errorf("location %s: host %s does not hold it (its --locations do not take it in): %w", loc, f.self, ErrNotHolder)
+	}
+	if err := f.places.Check(loc, placeOf(p), f.self); err != nil { // it stats the directory
 		return fmt.Errorf("on host %s: %w: %w", f.self, err, ErrNotHolder)
 	}
 	return nil

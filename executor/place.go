@@ -203,34 +203,40 @@ func (ps *Places) Check(dir string, p Place, host string) error {
 	if p.MarkIno == 0 && p.Host != host {
 		return fmt.Errorf("location %s: it could not be marked, so only %s holds it: %w", dir, p.Host, ErrNotPlace)
 	}
-	root, err := os.OpenRoot(dir)
+	// Two stats by path: the directory, and the marker as a name in it.
+	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("location %s: %w: %w", dir, ErrNotPlace, err)
 	}
-	defer root.Close()
-	ino, dev, err := inodeOf(root, ".")
-	if err != nil {
-		return fmt.Errorf("location %s: %w: %w", dir, ErrNotPlace, err)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.IsDir() {
+		return fmt.Errorf("location %s: not a directory: %w", dir, ErrNotPlace)
 	}
+	ino, dev := st.Ino, uint64(st.Dev) //nolint:unconvert // Dev's type differs by platform
 	if ino != p.DirIno {
 		return fmt.Errorf("location %s: another directory than the run's (inode %d, the run's was %d): moved or replaced, or another machine's: %w", dir, ino, p.DirIno, ErrNotPlace)
 	}
 	if p.MarkIno == 0 {
 		return nil
 	}
-	fi, err := root.Lstat(MarkerPath)
+	mfi, err := os.Lstat(filepath.Join(dir, MarkerPath))
 	if err != nil {
 		return fmt.Errorf("location %s: its marker %s: %w: %w", dir, MarkerPath, ErrNotPlace, err)
 	}
-	if mi, ok := inode(fi); !ok || mi != p.MarkIno {
+	if mi, ok := inode(mfi); !ok || mi != p.MarkIno {
 		return fmt.Errorf("location %s: its marker %s is another file than the run's: %w", dir, MarkerPath, ErrNotPlace)
 	}
 	ps.mu.Lock()
 	d, ok := ps.seen[p]
 	ps.mu.Unlock()
 	if ok && d == dev {
-		return nil
+		return nil // this inode pair on this device had p's id: the same files
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("location %s: %w: %w", dir, ErrNotPlace, err)
+	}
+	defer root.Close()
 	got, err := readMarker(root)
 	if err != nil {
 		return fmt.Errorf("location %s: %w", dir, err)
