@@ -65,10 +65,23 @@ func heldEffect(t *testing.T, d *careful, loc string, k, how int, kill func(next
 	}
 	req := commands.SubmitStepRequest{Run: d.run, Step: d.next, Calls: []commands.CallRequest{bashCall(fmt.Sprintf("e%d", e), cmd)}}
 	b, _ := json.Marshal(req)
-	if err := d.nc.PublishRequest("stepgate.submit_step", nats.NewInbox(), b); err != nil {
+	inbox := nats.NewInbox()
+	answers, err := d.nc.SubscribeSync(inbox)
+	if err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the held call's start", func() bool { _, err := os.Stat(mark); return err == nil })
+	defer answers.Unsubscribe()
+	if err := d.nc.PublishRequest("stepgate.submit_step", inbox, b); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the held call's start", func() bool {
+		if msg, err := answers.NextMsg(0); err == nil { // answered, and the call never started in its location
+			t.Fatalf("step %d (effect %d) was answered before its call started in its location: %s %s",
+				req.Step, e, msg.Header.Get("Nats-Service-Error"), msg.Data)
+		}
+		_, err := os.Stat(mark)
+		return err == nil
+	})
 	kill(req, e)
 	if err := os.Remove(held); err != nil {
 		t.Fatal(err)
