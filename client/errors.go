@@ -59,6 +59,16 @@ var (
 	// comes back on (a missing inbox prefix). Nothing was asked of the
 	// engine; the same request with the same credentials fails the same way.
 	ErrPermissionDenied = errors.New("permission denied")
+	// ErrNoExecutor means no live host holds the run's location, so the
+	// step (or reply, or start) was not executed anywhere and nothing
+	// changed: send it again once a holder is back (the Go client does,
+	// within its deadline). The message names the location and the host
+	// that last ran there.
+	ErrNoExecutor = errors.New("no executor")
+	// ErrNotHolder means the host a request was forwarded to does not hold
+	// the run's location (another directory at that path, or none); the
+	// forwarding host tries another holder. Nothing changed.
+	ErrNotHolder = errors.New("not a holder of the location")
 )
 
 // Stable error codes of the API.
@@ -82,6 +92,8 @@ const (
 	// CodePermissionDenied is a client-side code: the NATS server, not the
 	// engine, refused the request (see ErrPermissionDenied).
 	CodePermissionDenied = "permission_denied"
+	CodeNoExecutor       = "no_executor"
+	CodeNotHolder        = "not_holder"
 )
 
 // codes is the code↔error table, written once: [Code] reads it from the
@@ -106,6 +118,8 @@ var codes = [...]struct {
 	{CodeRunDiverged, ErrRunDiverged},
 	{CodeEditRefused, ErrEditRefused},
 	{CodePermissionDenied, ErrPermissionDenied},
+	{CodeNoExecutor, ErrNoExecutor},
+	{CodeNotHolder, ErrNotHolder},
 }
 
 // Sentinel returns the error a code stands for (nil for CodeInternal and

@@ -157,6 +157,7 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 		wait = attemptWait
 	}
 	sends, why := 0, ""
+	var held *Error // the last answer that asked to send again (unavailable, no_executor)
 	reconnected := c.watch.next()
 	msg := &nats.Msg{Subject: subject, Reply: inbox, Data: body, Header: InjectTrace(ctx)} // the caller's trace goes on to the engine
 	send := func() error {
@@ -176,6 +177,9 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 		case <-ctx.Done():
 			if parent.Err() != nil {
 				return fmt.Errorf("%s: %w", endpoint, parent.Err())
+			}
+			if held != nil { // its code is the answer: what a caller branches on
+				return fmt.Errorf("%s: gave up after %s (--timeout), sent %d times: %w: %w", endpoint, limit, sends, held, ctx.Err())
 			}
 			return c.gaveUp(endpoint, limit, sends, why, ctx.Err())
 		case v := <-refusal:
@@ -218,8 +222,8 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 			}
 			if code := m.Header.Get(micro.ErrorCodeHeader); code != "" {
 				answer := &Error{Code: code, Message: m.Header.Get(micro.ErrorHeader)}
-				if code == CodeUnavailable && resend { // a stopping host acted on nothing
-					why = answer.Message
+				if (code == CodeUnavailable || code == CodeNoExecutor) && resend { // nothing was acted on: a host stopping, or no holder of the location alive
+					why, held = answer.Message, answer
 					timer.Reset(min(noRespondersFirst<<min(sends-1, 10), noRespondersLimit))
 					continue
 				}

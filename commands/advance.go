@@ -25,6 +25,7 @@ type progress struct {
 	exec      []*planned
 	remaining []string         // tickets still pending after this
 	limits    executor.Limits  // the run's output bounds
+	place     placeAt          // where calls to run may run
 	end       *events.RunEnded // ends the run once the step is final
 }
 
@@ -86,7 +87,7 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 		return err
 	}
 	spans := waits.startExec(ctx, w.exec)
-	h.runAll(ctx, epoch, w.exec, w.limits)
+	h.runAll(ctx, epoch, w.place, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
 		results = append(results, p.result)

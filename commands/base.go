@@ -24,4 +24,5 @@ type base struct {
 	configs sync.Map     // run id → *runConfig
 	shared  sharedConfig // what runs' configurations share
 	lease   *hostLease   // nil: no lease (see Host.Run)
+	fleet   *fleet       // where locations are
 }

@@ -120,7 +120,7 @@ func anySharedPairwise(calls []*planned) bool {
 // against what that call left (executor.Prepared.Follow): the digest it
 // observed when it was decided describes the file before its own step
 // changed it, and is no longer what it is held to.
-func (h *submitter) runChain(ctx context.Context, epoch uint64, chain []*planned, lim executor.Limits) {
+func (h *submitter) runChain(ctx context.Context, epoch uint64, at placeAt, chain []*planned, lim executor.Limits) {
 	var changed []*planned
 	for _, c := range chain {
 		for _, d := range changed {
@@ -129,7 +129,7 @@ func (h *submitter) runChain(ctx context.Context, epoch uint64, chain []*planned
 				break
 			}
 		}
-		h.runIn(ctx, epoch, c, lim)
+		h.runIn(ctx, epoch, at, c, lim)
 		if !c.result.IsError && c.tool != nil && c.tool.Descriptor().Effect != descriptor.ReadOnly {
 			changed = append(changed, c)
 		}

@@ -45,7 +45,7 @@ func (h *submitter) plan(req SubmitStepRequest) (*plan, *StepOutcome, error) {
 		return nil, nil, fmt.Errorf("step %d of run %s: step %d is not final: %w", req.Step, req.Run, prev.N, ErrStepOrder)
 	}
 	cfg := h.config(&r)
-	p.from, p.limits = at(&r), cfg.limits
+	p.from, p.limits, p.place = at(&r), cfg.limits, cfg.placeAt()
 	var calls []planned
 	if len(req.Calls) == 1 {
 		calls, p.calls = p.one[:], p.onePtr[:]

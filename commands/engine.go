@@ -66,6 +66,15 @@ type Config struct {
 	// TraceContent records the calls' arguments and results on their
 	// spans; off by default.
 	TraceContent bool
+	// Locations are the directories this host holds (doublestar globs of
+	// clean absolute paths, see CheckLocations): its runs may start, and
+	// their calls run, only in those. None: whatever exists on this host's
+	// filesystem, as a host alone has it.
+	Locations []string
+	// Forward carries a request that needs a location this host does not
+	// hold to a host that does (see Forwarder); nil: such a request is
+	// answered ErrNoExecutor.
+	Forward Forwarder
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their
@@ -131,6 +140,9 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	if cfg.Limits.MaxBytes == 0 {
 		cfg.Limits.MaxBytes = config.DefaultMaxBytes
 	}
+	if err := CheckLocations(cfg.Locations); err != nil {
+		return nil, fmt.Errorf("commands: %w", err)
+	}
 	if cfg.MaxCalls < 0 || cfg.MaxExecutions < 0 {
 		return nil, fmt.Errorf("commands: max calls %d, max executions %d: must not be negative: %w", cfg.MaxCalls, cfg.MaxExecutions, ErrInvalidRequest)
 	}
@@ -159,7 +171,8 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 		cfg.Policy = LoaderPolicy(config.Loader{ToolOutputDir: cfg.ToolOutputDir}, cfg.Logger)
 	}
 	store := executor.NewOutputStore(cfg.ToolOutputDir, cfg.Clock, func() string { return cfg.IDs.New(cfg.Clock()) })
-	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store), tr: newTracer(cfg)}
+	b := &base{log: log, proj: proj, cfg: cfg, store: store, floor: resultFloor(store), tr: newTracer(cfg),
+		fleet: newFleet(cfg.Host, cfg.Locations, cfg.Forward)}
 	reg := &registrar{base: b, tools: tools}
 	reg.mcp = newMCPHosts(reg, cfg.MCP, cfg.Logger)
 	grants := &approvals{base: b}

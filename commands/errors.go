@@ -52,6 +52,12 @@ var (
 	// ErrEditRefused means an approval's edited arguments were refused (see
 	// [client.ErrEditRefused]); the ticket still waits.
 	ErrEditRefused = client.ErrEditRefused
+	// ErrNoExecutor means no live host holds the run's location: nothing
+	// was executed or committed; send it again (see [client.ErrNoExecutor]).
+	ErrNoExecutor = client.ErrNoExecutor
+	// ErrNotHolder means this host does not hold the location a forwarded
+	// request needs (see [client.ErrNotHolder]).
+	ErrNotHolder = client.ErrNotHolder
 )
 
 // Stable error codes of the API (the wire contract's).
@@ -72,6 +78,8 @@ const (
 	CodeInternal       = client.CodeInternal
 	CodeRunDiverged    = client.CodeRunDiverged
 	CodeEditRefused    = client.CodeEditRefused
+	CodeNoExecutor     = client.CodeNoExecutor
+	CodeNotHolder      = client.CodeNotHolder
 )
 
 // Error is an error received from a remote engine (see [client.Error]).

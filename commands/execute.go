@@ -20,7 +20,7 @@ func (p *plan) execute(ctx context.Context, e *submitter) {
 			allowed = append(allowed, c)
 		}
 	}
-	e.runAll(ctx, p.epoch, allowed, p.limits)
+	e.runAll(ctx, p.epoch, p.place, allowed, p.limits)
 }
 
 // runsAny reports whether any call of the plan runs.
@@ -32,6 +32,12 @@ func (p *plan) runsAny() bool {
 	}
 	return false
 }
+
+// NotPlacedResult begins the result of a call that did not start because
+// the run's location, as this host sees it, is no longer the place the run
+// pinned (the directory was moved away, replaced, or its marker changed):
+// the effect is not made on another directory.
+const NotPlacedResult = "The call did not run: its location is not the run's any more: "
 
 // LeaseLostResult is the result of a call that did not start because this
 // host's lease lapsed, or was taken over, after the call was decided.
@@ -57,20 +63,20 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 // store (fit bounds them further to their commit's budget, at the store
 // too, before the commit is built). epoch is the host's lease epoch when
 // the calls were decided (leaseEpoch).
-func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned, lim executor.Limits) {
+func (h *submitter) runAll(ctx context.Context, epoch uint64, at placeAt, allowed []*planned, lim executor.Limits) {
 	if len(allowed) == 1 {
-		h.runIn(ctx, epoch, allowed[0], lim)
+		h.runIn(ctx, epoch, at, allowed[0], lim)
 		return
 	}
 	var wg sync.WaitGroup
 	chained := chains(allowed)
 	if chained == nil {
 		for _, c := range allowed {
-			wg.Go(func() { h.runIn(ctx, epoch, c, lim) })
+			wg.Go(func() { h.runIn(ctx, epoch, at, c, lim) })
 		}
 	}
 	for _, chain := range chained {
-		wg.Go(func() { h.runChain(ctx, epoch, chain, lim) })
+		wg.Go(func() { h.runChain(ctx, epoch, at, chain, lim) })
 	}
 	wg.Wait()
 }
@@ -82,7 +88,7 @@ func (h *submitter) runAll(ctx context.Context, epoch uint64, allowed []*planned
 // whose lease was taken over meanwhile, starts nothing it decided before; a
 // host whose renewals failed for a while, NATS unavailable, waits until it
 // renews the same lease).
-func (h *submitter) runIn(ctx context.Context, epoch uint64, c *planned, lim executor.Limits) {
+func (h *submitter) runIn(ctx context.Context, epoch uint64, at placeAt, c *planned, lim executor.Limits) {
 	select {
 	case h.execs <- struct{}{}:
 	case <-ctx.Done():
@@ -92,6 +98,10 @@ func (h *submitter) runIn(ctx context.Context, epoch uint64, c *planned, lim exe
 	defer func() { <-h.execs }()
 	if !h.leaseFor(ctx, epoch) {
 		c.setResult(executor.ErrorResult(LeaseLostResult))
+		return
+	}
+	if err := h.checkPlace(at, c); err != nil {
+		c.setResult(executor.ErrorResult(NotPlacedResult + err.Error()))
 		return
 	}
 	defer h.toolDone(c.req.Tool, time.Now())

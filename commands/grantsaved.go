@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/stepgate/stepgate/events"
@@ -54,7 +55,12 @@ func (h *replier) approveProject(ctx context.Context, project, except, by string
 		if run == except {
 			continue
 		}
-		if err := h.autoApprove(ctx, project, run, by); err != nil {
+		err := h.autoApprove(ctx, project, run, by)
+		if errors.Is(err, ErrNotHolder) && !isForwarded(ctx) { // its calls run where its location is
+			var done struct{}
+			err = h.forwardRun(ctx, run, OpAutoApprove, autoApproveRequest{Project: project, Run: run, By: by}, &done, err)
+		}
+		if err != nil {
 			h.cfg.Logger.Warn("auto-approving after an always reply", "run", run, "err", err)
 		}
 	}
@@ -69,6 +75,11 @@ func (h *replier) autoApprove(ctx context.Context, project, run, by string) erro
 	r, err := h.header(run)
 	if err != nil || h.config(&r).project != project || r.Status != projection.StatusAwaiting {
 		return err // a run of another project, or no longer waiting: its configuration is not read
+	}
+	if r.Snapshot.Place != nil {
+		if err := h.runHere(&r); err != nil {
+			return err // its location's holder approves it (approveProject forwards)
+		}
 	}
 	saved := h.grants.saved(project)
 	current := h.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Rules
@@ -94,7 +105,7 @@ func (h *replier) autoApprove(ctx context.Context, project, run, by string) erro
 	if err != nil {
 		return err
 	}
-	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits, place: cfg.placeAt()}
 	for _, t := range approved {
 		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true, By: by})
 		h.approve(reg, cfg, &r, s, t, nil, w)

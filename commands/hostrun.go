@@ -19,6 +19,7 @@ const closeCatchUp = 3 * time.Second
 //     was when Run began, the host takes its lease (unless it is off),
 //     recovers what it left in doubt, and [Host.Ready] is closed;
 //   - the lease's renewal and the watch over other hosts' leases;
+//   - the watch over the other hosts' locations (see announce);
 //   - the sweeper: expired and stale tickets every SweepInterval, expired
 //     output files at start and every OutputSweepInterval.
 //
@@ -86,6 +87,13 @@ func (h *Host) serve(ctx context.Context, last uint64) error {
 		}
 		g.Add(func() error { l.run(actors); return nil }, func(error) { stop() })
 		g.Add(func() error { newTakeovers(h.Engine, l).run(actors); return nil }, func(error) { stop() })
+	}
+	follow, err := h.announce(actors)
+	if err != nil {
+		return fmt.Errorf("start host: announce its locations: %w", err)
+	}
+	if follow != nil {
+		g.Add(func() error { follow(actors); return nil }, func(error) { stop() })
 	}
 	if err := h.Recover(ctx); err != nil {
 		return fmt.Errorf("start host: %w", err)

@@ -36,6 +36,12 @@ type Metrics interface {
 	// Resumed is called when a reply approved a call and the call's result
 	// is committed, with the time from the reply's arrival at this host.
 	Resumed(took time.Duration)
+	// Forwarded is called when this host sent a request that needs
+	// location to the host that holds it, and that host answered.
+	Forwarded(location string)
+	// NoExecutor is called when a request that needs location was
+	// answered ErrNoExecutor: no live host holds it.
+	NoExecutor(location string)
 }
 
 // noMetrics observes nothing: the default.
@@ -45,6 +51,8 @@ func (noMetrics) Commit(events.Kind, bool)       {}
 func (noMetrics) Verdict(string)                 {}
 func (noMetrics) ToolDone(string, time.Duration) {}
 func (noMetrics) Resumed(time.Duration)          {}
+func (noMetrics) Forwarded(string)               {}
+func (noMetrics) NoExecutor(string)              {}
 
 // Backlog is what a host has waiting, as its projection holds it: read when
 // asked (a scrape), never kept up per step.

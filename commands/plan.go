@@ -18,7 +18,8 @@ type plan struct {
 	step   int
 	from   runAt // where the run stood when the step was decided
 	limits executor.Limits
-	epoch  uint64 // the host's lease epoch the calls run under (leaseEpoch)
+	place  placeAt // where its calls may run
+	epoch  uint64  // the host's lease epoch the calls run under (leaseEpoch)
 	calls  []*planned
 	// A step of one call, the usual one, keeps it, its events and its commit
 	// here: one allocation.

@@ -165,12 +165,12 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 	defer held.unlock()
 	reg := h.reg.effective()
 	r, err := h.header(run)
-	if err != nil || !needsRecovery(&r, host) {
+	if err != nil || !needsRecovery(&r, host) || !h.mayTakeOver(&r, host) {
 		return 0, err
 	}
 	s := &r.Last
 	cfg := h.config(&r)
-	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindRecover, limits: cfg.limits}
+	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindRecover, limits: cfg.limits, place: cfg.placeAt()}
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		if c.Terminal() || !inDoubt(&r, c) {
@@ -193,4 +193,13 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		w.remaining = append(w.remaining, t.ID)
 	}
 	return w.step, h.steps.advance(ctx, w)
+}
+
+// mayTakeOver reports whether this host may settle what host left in doubt
+// in run r: its own, always (a restart; a call it cannot run again here
+// fails there, never elsewhere); another host's only where this host holds
+// the run's location, so that a call is run again, or settled, by a holder
+// and by no one else (DESIGN.md §8).
+func (h *recovery) mayTakeOver(r *projection.RunHeader, host string) bool {
+	return host == h.cfg.Host || r.Snapshot.Place == nil || h.runHere(r) == nil
 }

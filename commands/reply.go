@@ -84,6 +84,13 @@ func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, er
 		return nil, fmt.Errorf("ticket %q: %w", req.Ticket, ErrTicketNotFound)
 	}
 	if req.Reply != events.ReplyReject {
+		var there ReplyResult
+		if handled, err := h.elsewhere(ctx, run, OpReply, req, &there); handled {
+			if err != nil {
+				return nil, err
+			}
+			return &there, nil
+		}
 		if r, err := h.header(run); err == nil {
 			if t := r.Ticket(req.Ticket); t != nil && t.Pending() {
 				h.reg.mcp.forCalls(ctx, run, t.Tool) // an approved call runs here
@@ -184,7 +191,7 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 		}
 	}
 	res.Step = t.Step
-	w = progress{run: run, step: t.Step, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits}
+	w = progress{run: run, step: t.Step, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits, place: cfg.placeAt()}
 	project = h.settleReply(&r, s, cfg, t, req, ed, &w, res, grants, current, reg)
 	if err := h.steps.advance(ctx, &w); err != nil {
 		return nil, "", err

@@ -24,6 +24,7 @@ type runConfig struct {
 	narrowing   gate.Narrowing
 	catalog     map[string]string     // advertised name → identity; shared, never modified
 	mcp         []events.MCPServerPin // the MCP servers the run may see; never modified
+	place       *events.Place         // the location's identity; nil for a run started before placement
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -63,6 +64,7 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		converted:   b.shared.policyOf(r.Snapshot.Rules),
 		tools:       b.shared.catalogOf(r.Catalog.Tools),
 		mcp:         r.Snapshot.MCP,
+		place:       r.Snapshot.Place,
 	}
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies

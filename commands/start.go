@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/internal/vocab"
 )
@@ -83,13 +84,32 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 	if req.Run != "" && !events.ValidID(req.Run) {
 		return nil, fmt.Errorf("run id %q: want a ULID: %w", req.Run, ErrInvalidRequest)
 	}
-	if err := checkLocation(req.Location); err != nil {
-		return nil, err
+	if req.Location == "" || !filepath.IsAbs(req.Location) || filepath.Clean(req.Location) != req.Location {
+		return nil, checkLocation(req.Location)
 	}
 	for _, r := range req.Rules {
 		if err := checkOverride(r); err != nil {
 			return nil, err
 		}
+	}
+	var there RunInfo
+	if handled, err := h.startElsewhere(ctx, req, &there); handled {
+		if err != nil {
+			return nil, err
+		}
+		return &there, nil
+	}
+	if err := checkLocation(req.Location); err != nil {
+		return nil, err
+	}
+	run := req.Run
+	if run == "" {
+		run = h.cfg.IDs.New(h.cfg.Clock())
+	}
+	// A location marked by this start takes the run's id for its own.
+	place, err := executor.MarkLocation(req.Location, h.cfg.Host, func() string { return run })
+	if err != nil {
+		return nil, fmt.Errorf("start run: %w", err)
 	}
 	if req.Project == "" {
 		sum := sha256.Sum256([]byte(req.Location))
@@ -138,12 +158,11 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
-		MCP: pins, Principal: principalOf(ctx),
+		MCP: pins, Principal: principalOf(ctx), Place: pinned(place),
 	}
 	if req.Run != "" {
 		return h.startChosen(ctx, req.Run, started, adv, cat)
 	}
-	run := h.cfg.IDs.New(h.cfg.Clock())
 	c := h.newCommit(run, 0, events.KindStart, started, adv)
 	if _, err := h.commit(ctx, &c, runAt{}); err != nil {
 		return nil, fmt.Errorf("start run: %w", err)

@@ -75,6 +75,15 @@ func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*Ste
 		return nil, err
 	}
 	h.known(ctx, req.Run)
+	if h.placed(req.Calls) {
+		var there StepOutcome
+		if handled, err := h.elsewhere(ctx, req.Run, OpSubmitStep, req, &there); handled {
+			if err != nil {
+				return nil, err
+			}
+			return &there, nil
+		}
+	}
 	h.reg.mcp.forCalls(ctx, req.Run, callTools(req.Calls)...)
 	held := h.lockRun(req.Run)
 	defer held.unlock()

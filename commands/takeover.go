@@ -67,6 +67,7 @@ func (t *takeovers) run(ctx context.Context) {
 // saw records one update of the bucket. A revision seen again (a watch
 // started again) keeps the time it was first seen.
 func (t *takeovers) saw(u *step.LeaseUpdate) {
+	t.e.fleet.sawLease(u)
 	if u == nil || u.Host == t.lease.host || u.Err != nil && !u.Deleted {
 		return // the end of the initial values, this host's own, or not one of ours
 	}

@@ -83,6 +83,27 @@ type RunStarted struct {
 	// runs to principals; empty otherwise, and in runs started before
 	// principals were recorded (which no bound caller but an overseer sees).
 	Principal string `json:"principal,omitempty"`
+	// Place is the identity of the location the run's calls act on (see
+	// [Place]): a host executes for the run only where its directory at
+	// Location is that place. Absent in runs started before placement, which
+	// any host that has the directory serves, as then.
+	Place *Place `json:"place,omitempty"`
+}
+
+// Place is a location's identity, so that one path on two machines is
+// never taken for one place: the id in the location's marker file
+// (.stepgate/location, written by the holder that first started a run
+// there) and the inode numbers of the directory and of the marker as that
+// holder saw them. A copy of the directory (another machine's checkout, a
+// directory moved away and made again) has other inode numbers; a shared
+// volume (NFS, a block volume) shows every holder the same ones.
+type Place struct {
+	ID      string `json:"id"`
+	DirIno  uint64 `json:"dir_ino"`
+	MarkIno uint64 `json:"mark_ino"`
+	// Host is set for a location that could not be marked (a directory the
+	// engine may not write; MarkIno is 0): then only Host holds it.
+	Host string `json:"host,omitempty"`
 }
 
 // AdvertisedTool is one entry of an advertised catalogue.

@@ -45,7 +45,7 @@ func NewRaw(d descriptor.Descriptor, run RawHandler, opts ...Option) (*Tool, err
 	if err != nil {
 		return nil, err
 	}
-	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits}
+	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits, anywhere: o.anywhere}
 	h := &rawHandler{tool: t, run: run}
 	switch f := o.requests.(type) {
 	case nil:

@@ -24,6 +24,7 @@ type Tool struct {
 	output   *descriptor.Schema
 	prepare  func(c Call, args json.RawMessage) (*Prepared, error)
 	awaits   bool // awaits a human's answers before it runs
+	anywhere bool // acts on no location: runs on whichever host decides it
 }
 
 // Option adjusts a tool built by New or NewRaw.
@@ -31,6 +32,7 @@ type Option func(*options)
 
 type options struct {
 	awaits   bool
+	anywhere bool
 	desc     []descriptor.Option
 	requests any // func(Call, In) ([]descriptor.Request, error), checked by New
 	observe  any // func(Call, In) (string, error), checked by New
@@ -46,6 +48,14 @@ func WithEffect(e descriptor.EffectClass) Option {
 // with the reply's answers in Call.Answers.
 func AwaitsInput() Option {
 	return func(o *options) { o.awaits = true }
+}
+
+// Anywhere marks a tool that acts on no location — it resolves no path in
+// it and starts no process there (a web fetch, a question to the user): its
+// calls run on whichever host decides them. A tool without it runs only on
+// a host that holds the run's location.
+func Anywhere() Option {
+	return func(o *options) { o.anywhere = true }
 }
 
 // WithAction sets the tool's permission action (default: descriptor.DefaultAction).
@@ -98,7 +108,7 @@ func New[In, Out any](name, description string, fn func(ctx context.Context, c C
 	if out == nil { // For always derives one; kept as a guard, as Compile refused none
 		return nil, fmt.Errorf("tool %s: output schema: %w: missing", name, descriptor.ErrInvalidSchema)
 	}
-	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits}
+	t := &Tool{desc: d, identity: d.Identity(ProcessLayer, ""), input: in, output: out, awaits: o.awaits, anywhere: o.anywhere}
 	h := &handler[In, Out]{tool: t, fn: fn, outKind: outKindOf[Out](), flat: newFlatDecoder(reflect.TypeFor[In]())}
 	h.simple = newSimpleInput(t.desc.InputSchema, h.flat)
 	switch f := o.requests.(type) {
@@ -134,6 +144,10 @@ func (t *Tool) Descriptor() descriptor.Descriptor { return t.desc }
 
 // AwaitsInput reports whether calls wait for a human's answers first.
 func (t *Tool) AwaitsInput() bool { return t.awaits }
+
+// Placed reports whether the tool's calls act on the run's location, and so
+// run only on a host that holds it (see [Anywhere]).
+func (t *Tool) Placed() bool { return !t.anywhere }
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.desc.Name }

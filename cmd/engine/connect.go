@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/service"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/executor"
@@ -187,6 +188,11 @@ type hostOptions struct {
 	// --auth), and clientOpts the host's own credentials on it.
 	authFile   string
 	clientOpts []nats.Option
+	// locations are the directories the host holds (serve --locations);
+	// forward has it forward what acts on a location another host holds,
+	// and announce its own (serve).
+	locations []string
+	forward   bool
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -261,12 +267,17 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 	if err != nil {
 		return nil, err
 	}
+	var fwd commands.Forwarder
+	if o.forward {
+		fwd = service.NewForwarder(nc)
+	}
 	return commands.StartHost(ctx, js, reg, commands.HostConfig{
 		StateDir: filepath.Join(o.dataDir, "state"),
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
 			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
-			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}, Tracer: o.tracer, TraceContent: o.traceContent},
+			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}, Tracer: o.tracer, TraceContent: o.traceContent,
+			Locations: o.locations, Forward: fwd},
 		Projector: projectionOptions(o.log),
 		Lease:     o.lease,
 	})

@@ -31,6 +31,7 @@ const (
 // run), so an observation is a map read and an atomic add: no allocation.
 type hostMetrics struct {
 	commitVec, conflictVec *prometheus.CounterVec
+	forwardVec, noExecVec  *prometheus.CounterVec             // by location: a host's are few
 	commits, conflicts     map[events.Kind]prometheus.Counter // read-only after newHostMetrics
 	verdicts               map[string]prometheus.Counter      // read-only after newHostMetrics
 	resume                 prometheus.Histogram
@@ -55,12 +56,16 @@ func newHostMetrics(reg prometheus.Registerer) (*hostMetrics, error) {
 			Buckets: durationBuckets()}),
 		toolVec: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "stepgate_tool_duration_seconds",
 			Help: "How long calls ran on this host, by tool.", Buckets: durationBuckets()}, []string{"tool"}),
+		forwardVec: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "stepgate_forwarded_total",
+			Help: "Requests this host sent to the host that holds the run's location (placement), by location."}, []string{"location"}),
+		noExecVec: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "stepgate_no_executor_total",
+			Help: "Requests this host answered no_executor: no live host held the run's location, by location."}, []string{"location"}),
 		commits: map[events.Kind]prometheus.Counter{}, conflicts: map[events.Kind]prometheus.Counter{},
 		verdicts: map[string]prometheus.Counter{}, tools: map[string]prometheus.Observer{},
 	}
 	verdictVec := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "stepgate_verdicts_total",
 		Help: "Permission verdicts this host committed, by verdict (allow, block, confirm, reject)."}, []string{"verdict"})
-	for _, c := range []prometheus.Collector{m.commitVec, m.conflictVec, verdictVec, m.resume, m.toolVec} {
+	for _, c := range []prometheus.Collector{m.commitVec, m.conflictVec, verdictVec, m.resume, m.toolVec, m.forwardVec, m.noExecVec} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
@@ -115,6 +120,12 @@ func (m *hostMetrics) ToolDone(tool string, took time.Duration) {
 
 // Resumed observes a resume's latency.
 func (m *hostMetrics) Resumed(took time.Duration) { m.resume.Observe(took.Seconds()) }
+
+// Forwarded counts a request sent to the holder of location.
+func (m *hostMetrics) Forwarded(location string) { m.forwardVec.WithLabelValues(location).Inc() }
+
+// NoExecutor counts a no_executor answer for location.
+func (m *hostMetrics) NoExecutor(location string) { m.noExecVec.WithLabelValues(location).Inc() }
 
 // backlogCollector reads what a host has waiting at scrape time, from its
 // projection: nothing is kept up per step.

@@ -31,6 +31,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user and --password-file (or STEPGATE_NATS_USER and STEPGATE_NATS_PASSWORD), or --creds")
 	traceContent := fs.Bool("trace-content", false, "record tool-call arguments and results on the trace spans (also STEPGATE_TRACE_CONTENT=true); tracing itself is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set")
+	var locations []string
+	fs.Func("locations", "a directory this host holds, as a glob of absolute paths (/srv/ws/*, /mnt/shared/**; repeatable): runs start, and their calls run, here only in those, and hosts of one cluster forward to each other what acts on a location the other holds; none: whatever exists on this host's filesystem", func(s string) error {
+		if err := commands.CheckLocations([]string{s}); err != nil {
+			return err
+		}
+		locations = append(locations, s)
+		return nil
+	})
 	var bind bindFlags
 	bind.register(fs)
 	var limits stepLimits
@@ -70,7 +78,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
-		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}}
+		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true}
 	if *lease < 0 {
 		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)
 	}

@@ -28,7 +28,7 @@ func newEcho(name, description string, effect descriptor.EffectClass) (*executor
 	anything := []string{"*"} // every call's save pattern; requests are never modified
 	return executor.New(name, description,
 		func(_ context.Context, _ executor.Call, in EchoInput) (string, error) { return in.Text, nil },
-		executor.WithEffect(effect),
+		executor.WithEffect(effect), executor.Anywhere(),
 		executor.WithRequests(func(_ executor.Call, in EchoInput) ([]descriptor.Request, error) {
 			return []descriptor.Request{{Action: name, Resources: []string{in.Text}, Save: anything}}, nil
 		}),

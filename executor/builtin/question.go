@@ -30,7 +30,7 @@ type QuestionInput struct {
 func QuestionTool() (*executor.Tool, error) {
 	return executor.New("question",
 		"Ask the human one or more questions and wait for the answers. Use it when you need a decision or information only they have.",
-		askQuestions, executor.WithEffect(descriptor.ReadOnly), executor.AwaitsInput(),
+		askQuestions, executor.WithEffect(descriptor.ReadOnly), executor.AwaitsInput(), executor.Anywhere(),
 		executor.WithRequests(func(_ executor.Call, in QuestionInput) ([]descriptor.Request, error) {
 			if len(in.Questions) == 0 {
 				return nil, errors.New("no questions")

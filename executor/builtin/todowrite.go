@@ -88,5 +88,5 @@ func TodoWrite() (*executor.Tool, error) {
 				return TodoList{}, nil
 			}
 			return TodoList(in.Todos), nil
-		}, executor.WithEffect(descriptor.Idempotent))
+		}, executor.WithEffect(descriptor.Idempotent), executor.Anywhere())
 }

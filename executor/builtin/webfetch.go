@@ -37,7 +37,7 @@ type WebfetchInput struct {
 func Webfetch() (*executor.Tool, error) {
 	return executor.New("webfetch",
 		"Fetch a web page or text document over http(s) and return its content; HTML is converted to Markdown (format markdown, the default), plain text (text) or returned as is (html). Bodies over 5 MiB and non-text content are refused; waits at most timeout seconds (default 30, at most 120).",
-		fetch, executor.WithEffect(descriptor.ReadOnly),
+		fetch, executor.WithEffect(descriptor.ReadOnly), executor.Anywhere(),
 		executor.WithRequests(func(_ executor.Call, in WebfetchInput) ([]descriptor.Request, error) {
 			if _, err := fetchURL(in.URL); err != nil {
 				return nil, err

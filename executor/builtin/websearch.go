@@ -57,7 +57,7 @@ func Websearch(endpoint string) (*executor.Tool, error) {
 		"Search the web. Returns numbered results (title, URL, snippet), at most numResults (default 8, at most 20). Use webfetch to read a result.",
 		func(ctx context.Context, _ executor.Call, in WebsearchInput) (string, error) {
 			return search(ctx, endpoint, in)
-		}, executor.WithEffect(descriptor.ReadOnly),
+		}, executor.WithEffect(descriptor.ReadOnly), executor.Anywhere(),
 		executor.WithRequests(func(_ executor.Call, in WebsearchInput) ([]descriptor.Request, error) {
 			if strings.TrimSpace(in.Query) == "" {
 				return nil, fmt.Errorf("an empty query")

@@ -79,7 +79,11 @@ func (c *Client) toolSet(s *session, listed []*sdk.Tool) (ToolSet, error) {
 		if !ok {
 			name = cv.Remote
 		}
-		t, err := executor.NewRaw(cv.Descriptor, c.handler(name))
+		var opts []executor.Option
+		if s.srv.URL != "" { // an HTTP server is reached from any host; a stdio one runs for the location
+			opts = append(opts, executor.Anywhere())
+		}
+		t, err := executor.NewRaw(cv.Descriptor, c.handler(name), opts...)
 		if err != nil { // Convert validated the descriptor; kept as a guard
 			set.Skipped = append(set.Skipped, Skipped{Remote: cv.Remote, Name: cv.Descriptor.Name, Reason: oneLine(err.Error())})
 			continue

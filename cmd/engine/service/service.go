@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -197,13 +198,19 @@ func serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 			return nil, fmt.Errorf("add endpoint %s: %w", name, err)
 		}
 	}
+	fwd, err := serveForwarded(ctx, nc, h, log, sem, &live)
+	if err != nil {
+		_ = svc.Stop()
+		return nil, fmt.Errorf("serve forwarded requests: %w", err)
+	}
 	if err := nc.Flush(); err != nil { // the subscriptions are in place on the server
 		_ = svc.Stop()
+		_ = fwd.Unsubscribe()
 		return nil, fmt.Errorf("add service: %w", err)
 	}
 	return func() error {
 		<-ctx.Done()
-		err := svc.Stop()
+		err := errors.Join(svc.Stop(), fwd.Unsubscribe())
 		live.stop()
 		return err
 	}, nil

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -85,25 +86,65 @@ func (e *Engine) start(cfg commands.Config, bind *service.Binding, extra []*exec
 		return err
 	}
 	e.closers = append(e.closers, e.Conn.Close)
-	js, err := jetstream.New(e.Conn)
+	e.URL = srv.ClientURL()
+	m, err := e.serveHost(ctx, e.Conn, filepath.Join(e.dir, "state"), cfg, bind, extra)
+	if err == nil {
+		e.Host = m.Host
+	}
+	return err
+}
+
+// Member is one more host of a served engine's fleet (see AddHost).
+type Member struct {
+	// Host is the member's engine host.
+	Host *commands.Host
+	stop func()
+}
+
+// Stop stops the member's service, then its host, as a stopping `engine
+// serve` does; Close stops it too, if it still runs.
+func (m *Member) Stop() { m.stop() }
+
+// AddHost starts another engine host on the same server, with its own
+// connection, state and service (one more member of the queue group);
+// Close stops it with the rest. A host given Locations forwards what acts
+// on a location it does not hold to the host that does
+// (service.NewForwarder), as `engine serve` does.
+func (e *Engine) AddHost(cfg commands.Config, extra ...*executor.Tool) (*Member, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(e.URL)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	e.closers = append(e.closers, nc.Close)
+	if cfg.ToolOutputDir == "" {
+		cfg.ToolOutputDir = filepath.Join(e.dir, "tool-output-"+cfg.Host)
+	}
+	return e.serveHost(ctx, nc, filepath.Join(e.dir, "state-"+cfg.Host), cfg, nil, extra)
+}
+
+// serveHost starts a host on nc with its state in dir, and its service.
+func (e *Engine) serveHost(ctx context.Context, nc *nats.Conn, dir string, cfg commands.Config, bind *service.Binding, extra []*executor.Tool) (*Member, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
 	}
 	tools, err := builtin.Tools()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reg, err := executor.NewRegistry(append(tools, extra...)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e.Host, err = commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: filepath.Join(e.dir, "state"),
-		Engine: cfg})
+	if cfg.Forward == nil && len(cfg.Locations) > 0 {
+		cfg.Forward = service.NewForwarder(nc)
+	}
+	h, err := commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: dir, Engine: cfg})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h := e.Host
-	e.closers = append(e.closers, func() { _ = h.Close() })
 	svcCtx, svcCancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	serve := service.Serve
@@ -112,14 +153,16 @@ func (e *Engine) start(cfg commands.Config, bind *service.Binding, extra []*exec
 			return service.ServeBound(ctx, nc, h, version, log, *bind)
 		}
 	}
-	wait, err := serve(svcCtx, e.Conn, e.Host, "0.0.0-test", log)
+	wait, err := serve(svcCtx, nc, h, "0.0.0-test", log)
 	if err != nil {
 		svcCancel()
-		return fmt.Errorf("serve: %w", err)
+		_ = h.Close()
+		return nil, fmt.Errorf("serve: %w", err)
 	}
-	e.closers = append(e.closers, func() { svcCancel(); _ = wait() })
-	e.URL = srv.ClientURL()
-	return nil
+	var once sync.Once
+	m := &Member{Host: h, stop: func() { once.Do(func() { svcCancel(); _ = wait(); _ = h.Close() }) }}
+	e.closers = append(e.closers, m.stop)
+	return m, nil
 }
 
 // Close stops the service, the host and the server, and removes the data.
