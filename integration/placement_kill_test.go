@@ -94,7 +94,8 @@ func heldEffect(t *testing.T, d *careful, loc string, k, how int, kill func(next
 // In each of 10 trials a run of 8 bash steps, each appending its effect's
 // number to effects.txt, is driven through the queue group; A is killed
 // with SIGKILL after a varying number of steps, between two steps or while
-// one runs. While A is down the next step is not executed on B: the client
+// one runs. While A is down, and after B took A's lease over, the next
+// step is not executed on B, nor A's call in doubt settled there: the client
 // gets no_executor or no answer. A is started again (same data, same name)
 // and the driver goes on like a careful model (an indeterminate call is
 // checked against effects.txt and made again only when its line is
@@ -129,6 +130,9 @@ func holderKilled(t *testing.T, trial int) {
 	var probe string
 	next := heldEffect(t, d, filepath.Join(src["A"], "a"), k, how, func(req commands.SubmitStepRequest, _ int) {
 		a.kill()
+		// B takes A's lease over, but not A's run: it does not hold the run's
+		// location. A settles the call it left in doubt once restarted.
+		until(t, "B's takeover of A's lease", func() bool { return leaseRecord(t, nc, "A").By == "B" })
 		probe = probeDown(t, nc, req, "A")
 		a.restart()
 	})

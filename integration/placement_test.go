@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 )
@@ -148,6 +150,8 @@ func ownWorkspaces(t *testing.T, urls [3]string, replicas string, declare func(r
 	t.Logf("%d runs of %d steps: %d starts refused, %d answers naming no_location, %d failed steps",
 		placeRuns, placeSteps, refused.Load(), noLoc.Load(), failed.Load())
 
+	servedSteps(t, nc, 2)
+
 	want := ""
 	for n := 1; n <= placeSteps; n++ {
 		want += fmt.Sprintf("%d\n", n)
@@ -185,5 +189,43 @@ func ownWorkspaces(t *testing.T, urls [3]string, replicas string, declare func(r
 	}
 	if elsewhere > 0 {
 		t.Errorf("%d call results committed by a host that does not hold the run's location", elsewhere)
+	}
+}
+
+// servedSteps asks every service instance for its statistics: each of the
+// hosts was handed submit_step requests by the queue group (so steps of a
+// run landed on a host that does not hold its location), and none
+// answered an error.
+func servedSteps(t *testing.T, nc *nats.Conn, hosts int) {
+	t.Helper()
+	inbox := nats.NewInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.PublishRequest("$SRV.STATS.stepgate", inbox, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range hosts {
+		msg, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("statistics of %d of %d hosts: %v", i, hosts, err)
+		}
+		var st micro.Stats
+		if err := json.Unmarshal(msg.Data, &st); err != nil {
+			t.Fatal(err)
+		}
+		served := map[string]int{}
+		for _, ep := range st.Endpoints {
+			served[ep.Name] = ep.NumRequests
+			if ep.NumErrors > 0 {
+				t.Errorf("instance %s: %d errors on %s: %s", st.ID, ep.NumErrors, ep.Name, ep.LastError)
+			}
+		}
+		if served["submit_step"] == 0 {
+			t.Errorf("instance %s answered no submit_step: %v", st.ID, served)
+		}
+		t.Logf("instance %s answered %v", st.ID, served)
 	}
 }
