@@ -33,6 +33,7 @@ const (
 // client does. Invariants (leaderFaults): no client sees any other error;
 // every step a client saw final is in show, final, with its result; the runs
 // go on after the election (each takes more steps after the node is back).
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestStreamLeaderNodeDownOnACluster(t *testing.T) {
 	c := startCluster(t, clNodes)
 	leaderFaults(t, c, faultTrials, "shut down", func(leader int) {

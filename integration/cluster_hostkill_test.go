@@ -25,6 +25,7 @@ const (
 // log, final, with the result the client saw; none is left open (every call
 // the killed host had in doubt is settled by it once restarted); no side
 // effect happened twice (the effects files); one run per client.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestEngineHostSIGKILLOnACluster(t *testing.T) {
 	for i := range hostKillTrials {
 		t.Run(fmt.Sprint(i+1), func(t *testing.T) { hostKillTrial(t) })

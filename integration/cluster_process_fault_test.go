@@ -10,6 +10,7 @@ import (
 // the invariants of TestStreamLeaderNodeDownOnACluster hold: 0 committed
 // steps lost, runs continue after the election, clients see only retryable
 // errors meanwhile.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestStreamLeaderSIGKILLOnAProcessCluster(t *testing.T) {
 	c := startProcCluster(t, clNodes)
 	leaderFaults(t, c, processKillTrials, "killed with SIGKILL", func(leader int) {

@@ -30,6 +30,7 @@ const (
 // replied to on three different hosts. Nothing fails, every step is final
 // with its own result, show of every run is the same whichever host
 // answers, and every host answered its share.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestRunsAcrossHostsOnACluster(t *testing.T) {
 	for _, hosts := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d hosts", hosts), func(t *testing.T) { clusterHosts(t, hosts) })

@@ -188,6 +188,7 @@ func TestRecoverAHostThatIsGone(t *testing.T) {
 
 // Two engine processes serve one NATS server; the same reply reaches the
 // service twice at once, 100 times over: each call runs exactly once.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestSameReplyOnTwoEngineProcesses(t *testing.T) {
 	ws := t.TempDir()
 	addr := freeAddr(t)

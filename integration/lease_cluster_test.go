@@ -19,6 +19,7 @@ import (
 // through the third node, is handled by the other host on its own node, and
 // the approved call runs exactly once. The dead host's lease is then taken
 // over with nothing to settle, and the call still ran once.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestAwaitingRunSurvivesItsHostOnACluster(t *testing.T) {
 	c := startCluster(t, clNodes)
 	hosts := map[string]*leased{}

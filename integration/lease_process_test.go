@@ -53,6 +53,7 @@ func started(t *testing.T, nc *nats.Conn, run string) string {
 // it had started, once — and its result is refused; no message is
 // quarantined; the call's effect happened once. The resumed host holds its
 // lease again and goes on serving other runs.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestLeaseTakeoverOfAPausedHost(t *testing.T) {
 	url, nc := natsServer(t)
 	hosts := map[string]*leased{"a": serveLeased(t, url, "a"), "b": serveLeased(t, url, "b")}
@@ -134,6 +135,7 @@ func TestLeaseTakeoverOfAPausedHost(t *testing.T) {
 // its restart would — the side-effecting call indeterminate, never started
 // again; the read-only call run again — with no `engine recover`. The other
 // host's own steps finish as usual, and no call's effect happened twice.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestSIGKILLedHostIsTakenOverWithoutRestart(t *testing.T) {
 	url, nc := natsServer(t)
 	hosts := map[string]*leased{"a": serveLeased(t, url, "a"), "b": serveLeased(t, url, "b")}

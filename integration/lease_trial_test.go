@@ -17,6 +17,7 @@ import (
 // it; no effect happened twice (the kill -9 property of killTrial.check);
 // and the killed host's lease was taken over by the other host, which
 // settled what it left in doubt — with no `engine recover`.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func leaseKillTrials(t *testing.T, n int) {
 	for i := range n {
 		t.Run("", func(t *testing.T) {

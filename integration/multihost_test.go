@@ -38,6 +38,7 @@ const (
 // not folded what another host committed and answered a moment before.
 // Nothing fails: every request succeeds, every step is final with its own
 // result, and show of every run is the same whichever host answers it.
+// It relies on every host seeing the same filesystem: all its runs' locations are one temporary directory of this machine.
 func TestRunsAcrossHostProcesses(t *testing.T) {
 	for _, hosts := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d hosts", hosts), func(t *testing.T) { multiHost(t, hosts) })
