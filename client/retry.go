@@ -176,6 +176,9 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 		select {
 		case <-ctx.Done():
 			if parent.Err() != nil {
+				if held != nil { // the caller's deadline: the last answer's code still says why
+					return fmt.Errorf("%s: sent %d times, the last answer: %w: %w", endpoint, sends, held, parent.Err())
+				}
 				return fmt.Errorf("%s: %w", endpoint, parent.Err())
 			}
 			if held != nil { // its code is the answer: what a caller branches on

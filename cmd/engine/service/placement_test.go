@@ -182,6 +182,19 @@ func TestNoExecutorWhenTheHolderIsGone(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(loc, "f2.txt")); err == nil {
 		t.Error("step 2 ran with its holder gone")
 	}
+	// The caller's own deadline, shorter than the client's: the code still
+	// says why.
+	short, stop := context.WithTimeout(ctx, 2*time.Second)
+	defer stop()
+	patient, err := client.Dial(e.URL, client.WithTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer patient.Close()
+	_, err = patient.SubmitStep(short, client.SubmitStepRequest{Run: info.Run, Step: 2, Calls: []client.CallRequest{writeCall(2)}})
+	if client.Code(err) != client.CodeNoExecutor {
+		t.Errorf("step 2 until the caller's deadline: %v (code %q), want no_executor", err, client.Code(err))
+	}
 }
 
 // An approval runs the approved call on the run's holder, whichever host
