@@ -16,7 +16,8 @@ import (
 // asynchronous rate (w2's), w2 with w2x's tool on one host in process
 // (the baseline ratio_to_w2 divides by), and the same on one host through
 // the service (what the two-host fleet adds to a host served alone:
-// ratio_to_w2_service).
+// ratio_to_w2_service); and w2 itself, with echo (w2_echo_steps_per_s),
+// for what the tool costs beside it.
 //
 // The tool is read, of a 200-byte file in the run's location, not echo:
 // echo acts on no location, so it runs wherever a step lands and nothing
@@ -27,13 +28,17 @@ import (
 func runW2x(ctx context.Context, o Options) (Result, error) {
 	sz := o.sizes()
 	total := sz.w2Runs * sz.w2Steps
-	var asyncs, ones, alones, fleets []window
+	var asyncs, echoes, ones, alones, fleets []window
 	var forwarded []float64
 	var noExecutor int64
 	for range sz.rounds {
 		_, async, err := rawRates(ctx, o, total, total)
 		if err != nil {
 			return nil, err
+		}
+		echo, err := w2Round(ctx, o, sz.w2Runs, sz.w2Steps)
+		if err != nil {
+			return nil, fmt.Errorf("w2: %w", err)
 		}
 		one, err := w2PlacedRound(ctx, o, sz.w2Runs, sz.w2Steps)
 		if err != nil {
@@ -47,7 +52,8 @@ func runW2x(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("two hosts: %w", err)
 		}
-		asyncs, ones, alones, fleets = append(asyncs, async), append(ones, one), append(alones, alone), append(fleets, fleet)
+		asyncs, echoes = append(asyncs, async), append(echoes, echo)
+		ones, alones, fleets = append(ones, one), append(alones, alone), append(fleets, fleet)
 		forwarded, noExecutor = append(forwarded, float64(fwd)), noExecutor+noExec
 	}
 	r := newResult(o)
@@ -58,6 +64,7 @@ func runW2x(ctx context.Context, o Options) (Result, error) {
 	r["ratio"] = ratio(rate, rawAsync)
 	r["w2_steps_per_s"] = w2
 	r["ratio_to_w2"] = ratio(rate, w2)
+	r["w2_echo_steps_per_s"] = medianOf(echoes, window.rate)
 	r["w2_service_steps_per_s"] = alone
 	r["ratio_to_w2_service"] = ratio(rate, alone)
 	fwd := median(forwarded)
