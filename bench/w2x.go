@@ -11,7 +11,7 @@ import (
 	"github.com/stepgate/stepgate/commands"
 )
 
-// runW2x is w2 on a fleet of two hosts (see w2xRound), in rounds
+// runW2x is w2 on a fleet of two hosts (see servedRound), in rounds
 // alternating with its baselines, each on a fresh server: the raw
 // asynchronous rate (w2's), w2 with w2x's tool on one host in process
 // (the baseline ratio_to_w2 divides by), and the same on one host through
