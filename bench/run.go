@@ -33,6 +33,8 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 		r, err = runW6(ctx, o)
 	case "c2":
 		r, err = runC2(ctx, o)
+	case "w2x":
+		r, err = runW2x(ctx, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bench %s: %w", o.Workload, err)
@@ -54,8 +56,9 @@ func summary(w io.Writer, r Result) {
 	fmt.Fprintf(w, "%s (sync %s):", r["workload"], r["sync"])
 	for _, k := range []string{"sync_msgs_per_s", "async_msgs_per_s", "steps_per_s", "p50_ms", "p99_ms",
 		"commits_per_step", "raw_sync_msgs_per_s", "raw_async_msgs_per_s", "raw_r3_async_msgs_per_s", "ratio",
-		"raw_pipelines_msgs_per_s", "ratio_to_pipelines", "sync_cpu_us_per_msg", "async_cpu_us_per_msg",
-		"cpu_us_per_step", "raw_async_cpu_us_per_msg", "raw_pipelines_cpu_us_per_msg", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
+		"raw_pipelines_msgs_per_s", "ratio_to_pipelines",
+		"w2_steps_per_s", "ratio_to_w2", "w2_echo_steps_per_s", "w2_service_steps_per_s", "ratio_to_w2_service", "forwarded_calls", "forwarded_share", "no_executor", "sync_cpu_us_per_msg", "async_cpu_us_per_msg",
+		"cpu_us_per_step", "w2_cpu_us_per_step", "w2_service_cpu_us_per_step", "raw_async_cpu_us_per_msg", "raw_pipelines_cpu_us_per_msg", "rounds", "resume_ms", "resume_ms_runs", "reexecutions",
 		"prior_steps", "other_commits",
 		"events", "commits", "steps", "rebuild_ms", "rebuild_events_per_s", "rebuild_commits_per_s", "rebuild_cpu_us_per_event",
 		"rebuild_runs", "rebuild_steps", "checkpoint_ms", "replayed", "restart_runs", "restart_steps",
