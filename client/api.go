@@ -101,6 +101,10 @@ type StepOutcome struct {
 	Results []CallResult `json:"results"`
 	// Tickets are the calls waiting for a human while the step is not final.
 	Tickets []TicketView `json:"tickets,omitempty"`
+	// Host is the host that decided the step: one that holds the run's
+	// location when a call acts on it. A client may send the run's next
+	// step to it (SubjectAt); any host answers either way.
+	Host string `json:"host,omitempty"`
 }
 
 // EndRunRequest ends a run.

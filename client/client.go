@@ -23,6 +23,9 @@ type Client struct {
 	// endpoint's default (see Do).
 	timeout time.Duration
 	ids     *events.IDSource
+	// sticky is, per run, the host that decided its last step: the next
+	// one is sent there (see SubjectAt).
+	sticky stickies
 	// waits is how long to wait for an answer to the n-th copy of a
 	// request; nil for attemptWait.
 	waits func(endpoint string, n int) time.Duration
@@ -152,9 +155,14 @@ func (c *Client) Materialize(ctx context.Context, req MaterializeRequest) (*Cata
 // outcome once it is final, or its tickets while it waits for a human.
 func (c *Client) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
 	var out StepOutcome
-	if err := c.call(ctx, EndpointSubmitStep, req, &out, c.submitEcho(req, &out)); err != nil {
+	done, err := c.submitAt(ctx, req, &out)
+	if !done {
+		err = c.call(ctx, EndpointSubmitStep, req, &out, c.submitEcho(req, &out))
+	}
+	if err != nil {
 		return nil, err
 	}
+	c.sticky.set(req.Run, out.Host)
 	return &out, nil
 }
 

@@ -129,6 +129,14 @@ func (w *connWatch) connected(*nats.Conn) {
 // request again as the constants above say, until the first answer, ctx's
 // end, or the request's deadline (c.timeout, else defaultTimeout).
 func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo echoFunc) error {
+	return c.callAt(ctx, "", endpoint, req, resp, echo)
+}
+
+// callAt is call sent to subject at, one host's own subject of endpoint
+// ("" for the service's, which any host answers): with no host subscribed
+// there (gone, or restarting under another name) it returns an error
+// wrapping nats.ErrNoResponders at once, for the caller to ask the service.
+func (c *Client) callAt(ctx context.Context, at, endpoint string, req, resp any, echo echoFunc) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -144,14 +152,18 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 	answers := make(chan *nats.Msg, 64)
 	// Watched before the inbox is subscribed to and the request sent: the
 	// server's refusal of either may come at once.
-	refusal, unwatch := c.refusals.watch(Subject(endpoint), inbox)
+	subject := Subject(endpoint)
+	if at != "" {
+		subject = at
+	}
+	refusal, unwatch := c.refusals.watch(subject, inbox)
 	defer unwatch()
 	sub, err := c.nc.ChanSubscribe(inbox, answers)
 	if err != nil {
 		return fmt.Errorf("%s: %w", endpoint, err)
 	}
 	defer func() { _ = sub.Unsubscribe() }() // best effort: the inbox is this call's alone
-	subject, resend := Subject(endpoint), idempotent(endpoint)
+	resend := idempotent(endpoint)
 	wait := c.waits
 	if wait == nil {
 		wait = attemptWait
@@ -215,6 +227,9 @@ func (c *Client) call(ctx context.Context, endpoint string, req, resp any, echo 
 			}
 			timer.Reset(wait(endpoint, sends))
 		case m := <-answers:
+			if m.Header.Get(statusHeader) == statusNoResponse && len(m.Data) == 0 && at != "" {
+				return fmt.Errorf("%s at %s: %w", endpoint, at, nats.ErrNoResponders)
+			}
 			if m.Header.Get(statusHeader) == statusNoResponse && len(m.Data) == 0 {
 				why = "no stepgate service is reachable (is `engine serve` running?)"
 				if !resend {

@@ -76,7 +76,11 @@ func (e *Engine) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error)
 // calls, [ErrConflict]. A host that loses the commit race for the step
 // executes nothing with an effect and returns [ErrConflict].
 func (e *Engine) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutcome, error) {
-	return e.submitter.SubmitStep(ctx, req)
+	out, err := e.submitter.SubmitStep(ctx, req)
+	if out != nil && out.Host == "" { // decided here (a holder's answer relayed names the holder)
+		out.Host = e.cfg.Host
+	}
+	return out, err
 }
 
 // — awaiter —

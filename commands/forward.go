@@ -11,12 +11,14 @@ import (
 )
 
 // Forwarder carries a request to another host's own subject and returns
-// that host's answer (see [Engine.Forwarded]). An error that is the other
-// host's answer is an [*Error] with its code; any other error means the
-// request may not have reached it (no such host alive, no answer in time).
-// cmd/engine's service provides it over NATS.
+// that host's answer (see [Engine.Forwarded]): op's request as JSON, and
+// the principal it is answered for (which the receiving host trusts, as
+// only the engine's NATS user may publish there). An error that is the
+// other host's answer is an [*Error] with its code; any other error means
+// the request may not have reached it (no such host alive, no answer in
+// time). cmd/engine's service provides it over NATS.
 type Forwarder interface {
-	Forward(ctx context.Context, host, op string, body []byte) ([]byte, error)
+	Forward(ctx context.Context, host, op, principal string, body []byte) ([]byte, error)
 }
 
 // The operations one host forwards to another: the requests that need the
@@ -31,15 +33,6 @@ const (
 
 // Ops are the forwarded operations, for a transport that serves each.
 var Ops = [...]string{OpStartRun, OpSubmitStep, OpReply, OpAutoApprove, OpCheckPlace}
-
-// envelope is a forwarded request: the request as the client sent it (or
-// as this host derived it) and the principal it is answered for, which the
-// receiving host trusts because only the engine's NATS user may publish on
-// a host's own subject.
-type envelope struct {
-	Principal string          `json:"principal,omitempty"`
-	Request   json.RawMessage `json:"request"`
-}
 
 // autoApproveRequest asks a run's holder to approve what the project's
 // saved approvals now allow (see replier.autoApprove).
@@ -62,23 +55,19 @@ func isForwarded(ctx context.Context) bool {
 // host holds the location it needs. A request this host turns out not to
 // hold the location for is refused with ErrNotHolder (the sender tries
 // another holder); nothing is forwarded on.
-func (e *Engine) Forwarded(ctx context.Context, op string, body []byte) ([]byte, error) {
-	var env envelope
-	if err := strictjson.Decode(body, &env); err != nil {
-		return nil, fmt.Errorf("forwarded %s: %w: %w", op, ErrInvalidRequest, err)
-	}
-	ctx = context.WithValue(withPrincipal(ctx, env.Principal), forwardedKey{}, true)
+func (e *Engine) Forwarded(ctx context.Context, op, principal string, body []byte) ([]byte, error) {
+	ctx = context.WithValue(withPrincipal(ctx, principal), forwardedKey{}, true)
 	switch op {
 	case OpStartRun:
-		return answer(ctx, env.Request, e.StartRun)
+		return answer(ctx, body, e.StartRun)
 	case OpSubmitStep:
-		return answer(ctx, env.Request, e.SubmitStep)
+		return answer(ctx, body, e.SubmitStep)
 	case OpReply:
-		return answer(ctx, env.Request, e.Reply)
+		return answer(ctx, body, e.Reply)
 	case OpCheckPlace:
-		return answer(ctx, env.Request, e.checkPlace)
+		return answer(ctx, body, e.checkPlace)
 	case OpAutoApprove:
-		return answer(ctx, env.Request, func(ctx context.Context, req autoApproveRequest) (struct{}, error) {
+		return answer(ctx, body, func(ctx context.Context, req autoApproveRequest) (struct{}, error) {
 			// The approval it applies was committed on the sender a moment
 			// ago: fold that far first.
 			if err := e.syncAll(ctx); err != nil {
@@ -110,18 +99,14 @@ func answer[Req, Resp any](ctx context.Context, raw json.RawMessage, fn func(con
 // With no host taking it, the error wraps ErrNoExecutor and names why each
 // candidate did not, after here: why this host does not hold loc.
 func (b *base) forward(ctx context.Context, loc, key, prefer, op string, req, resp any, here error) error {
-	inner, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("forward %s: %w", op, err)
-	}
-	body, err := json.Marshal(envelope{Principal: principalOf(ctx), Request: inner})
+	body, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("forward %s: %w", op, err)
 	}
 	whyNot := []string{here.Error()}
 	if b.fleet.fwd != nil {
 		for _, host := range b.fleet.candidates(loc, key, prefer) {
-			out, err := b.fleet.fwd.Forward(ctx, host, op, body)
+			out, err := b.fleet.fwd.Forward(ctx, host, op, principalOf(ctx), body)
 			if err == nil {
 				b.cfg.Metrics.Forwarded(loc)
 				return json.Unmarshal(out, resp)
@@ -147,15 +132,11 @@ func (b *base) forward(ctx context.Context, loc, key, prefer, op string, req, re
 
 // forwardTo sends op's request to host alone and decodes its answer.
 func (b *base) forwardTo(ctx context.Context, host, op string, req, resp any) error {
-	inner, err := json.Marshal(req)
+	body, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(envelope{Principal: principalOf(ctx), Request: inner})
-	if err != nil {
-		return err
-	}
-	out, err := b.fleet.fwd.Forward(ctx, host, op, body)
+	out, err := b.fleet.fwd.Forward(ctx, host, op, principalOf(ctx), body)
 	if err != nil {
 		return err
 	}

@@ -11,15 +11,20 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/step"
+	"github.com/stepgate/stepgate/events"
 )
 
 // ForwardPrefix begins the subjects of hosts' own endpoints: a host answers
 // requests other hosts forward to it (commands.Forwarder) on
-// sgexec.<host key>.<operation>. Only the engine's NATS user may publish
+// sgexec.<host token>.<operation> (see events.HostToken). Only the engine's NATS user may publish
 // there (deploy/access): a forwarded request names the principal it is
 // answered for, which the receiving host trusts.
 const ForwardPrefix = "sgexec"
+
+// PrincipalHeader carries, on a forwarded request, the principal it is
+// answered for (trusted: only the engine's NATS user publishes on a host's
+// own subject).
+const PrincipalHeader = "Stepgate-Principal"
 
 // forwardPatience bounds a forwarded request whose context has no deadline
 // of its own: a call may run for long, a host that never answers may not
@@ -28,7 +33,7 @@ const forwardPatience = 15 * time.Minute
 
 // ForwardSubject is the subject of op on host's own endpoint.
 func ForwardSubject(host, op string) string {
-	return ForwardPrefix + "." + step.LeaseKey(host) + "." + op
+	return ForwardPrefix + "." + events.HostToken(host) + "." + op
 }
 
 // Forwarder forwards requests to other hosts over a NATS connection (see
@@ -41,13 +46,17 @@ func NewForwarder(nc *nats.Conn) *Forwarder { return &Forwarder{nc: nc} }
 // Forward implements commands.Forwarder: the other host's service error
 // comes back as a *commands.Error with its code; no answer (no such host
 // subscribed, no answer in time) as an error that is not one.
-func (f *Forwarder) Forward(ctx context.Context, host, op string, body []byte) ([]byte, error) {
+func (f *Forwarder) Forward(ctx context.Context, host, op, principal string, body []byte) ([]byte, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, forwardPatience)
 		defer cancel()
 	}
-	msg, err := f.nc.RequestWithContext(ctx, ForwardSubject(host, op), body)
+	req := &nats.Msg{Subject: ForwardSubject(host, op), Data: body}
+	if principal != "" {
+		req.Header = nats.Header{PrincipalHeader: []string{principal}}
+	}
+	msg, err := f.nc.RequestMsgWithContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("forward %s to host %s: %w", op, host, err)
 	}
@@ -78,7 +87,7 @@ func serveForwarded(ctx context.Context, nc *nats.Conn, h *commands.Host, log *s
 		go func() {
 			defer live.leave()
 			defer func() { <-sem }()
-			out, err := h.Forwarded(ctx, op, m.Data)
+			out, err := h.Forwarded(ctx, op, m.Header.Get(PrincipalHeader), m.Data)
 			respond(nc, log, m, out, err)
 		}()
 	})

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/cmd/engine/service/servicetest"
 	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -22,21 +24,39 @@ import (
 // integration tests give each host a filesystem of its own).
 func fleetOfTwo(t testing.TB) (e *servicetest.Engine, b *servicetest.Member, root string) {
 	t.Helper()
+	e, b, root, _ = fleetCounted(t)
+	return e, b, root
+}
+
+// forwards counts, per host, the requests it forwarded (commands.Metrics).
+type forwards struct{ n atomic.Int64 }
+
+func (f *forwards) Commit(events.Kind, bool)       {}
+func (f *forwards) Verdict(string)                 {}
+func (f *forwards) ToolDone(string, time.Duration) {}
+func (f *forwards) Resumed(time.Duration)          {}
+func (f *forwards) Forwarded(string)               { f.n.Add(1) }
+func (f *forwards) NoExecutor(string)              {}
+
+// fleetCounted is fleetOfTwo with what each host forwarded counted.
+func fleetCounted(t testing.TB) (e *servicetest.Engine, b *servicetest.Member, root string, fwd [2]*forwards) {
+	t.Helper()
+	fwd = [2]*forwards{{}, {}}
 	root = t.TempDir()
 	for _, d := range []string{"a/w", "b/w"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := servicetest.StartWith(commands.Config{Host: "A", Locations: []string{filepath.Join(root, "a", "*")}})
+	e, err := servicetest.StartWith(commands.Config{Host: "A", Locations: []string{filepath.Join(root, "a", "*")}, Metrics: fwd[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	if b, err = e.AddHost(commands.Config{Host: "B", Locations: []string{filepath.Join(root, "b", "*")}}); err != nil {
+	if b, err = e.AddHost(commands.Config{Host: "B", Locations: []string{filepath.Join(root, "b", "*")}, Metrics: fwd[1]}); err != nil {
 		t.Fatal(err)
 	}
-	return e, b, root
+	return e, b, root, fwd
 }
 
 func writeCall(n int) client.CallRequest {
@@ -49,7 +69,7 @@ func writeCall(n int) client.CallRequest {
 // in B's directory and every step is committed by B; a run in A's the
 // same on A. A location no host declares cannot start.
 func TestStepsRunWhereTheLocationIsHeld(t *testing.T) {
-	e, mb, root := fleetOfTwo(t)
+	e, mb, root, fwd := fleetCounted(t)
 	hb := mb.Host
 	c, err := client.Dial(e.URL)
 	if err != nil {
@@ -74,6 +94,13 @@ func TestStepsRunWhereTheLocationIsHeld(t *testing.T) {
 				t.Fatalf("step %d in %s: %s", n, loc, r.Content)
 			}
 		}
+		// The client sends a run's steps to the host that decided the last
+		// one: at most its first start and first step were forwarded.
+		if got := fwd[0].n.Load() + fwd[1].n.Load(); got > 2 {
+			t.Errorf("run in %s: %d requests forwarded, want at most its start and first step", loc, got)
+		}
+		fwd[0].n.Store(0)
+		fwd[1].n.Store(0)
 		for n := 1; n <= steps; n++ {
 			if _, err := os.Stat(filepath.Join(loc, fmt.Sprintf("f%d.txt", n))); err != nil {
 				t.Errorf("write of step %d: %v", n, err)
@@ -250,5 +277,63 @@ func TestApprovalsRunOnTheHolder(t *testing.T) {
 		if got := r.Step(1).Calls[0].RanOn; got != w.holder {
 			t.Errorf("run in %s: the approved call ran on %q, want its holder %s", w.loc, got, w.holder)
 		}
+	}
+}
+
+// A client that sends a run's steps to the host that decided the last one
+// goes back to the queue group when that host is gone: on a shared
+// location (both hosts hold it) the other host takes the next step.
+func TestStickyStepsFallBackWhenTheHostIsGone(t *testing.T) {
+	root := t.TempDir()
+	loc := filepath.Join(root, "shared", "w")
+	if err := os.MkdirAll(loc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	glob := []string{filepath.Join(root, "shared", "*")}
+	e, err := servicetest.StartWith(commands.Config{Host: "A", Locations: glob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	mb, err := e.AddHost(commands.Config{Host: "B", Locations: glob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := client.Dial(e.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.StartRun(ctx, client.StartRunRequest{Location: loc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Steps, each from a client that remembers nothing yet, until one is
+	// decided by B: that client then sends the next one to B.
+	n := 0
+	for host := ""; host != "B"; {
+		n++
+		if n > 50 {
+			t.Fatal("50 steps and the queue group never handed one to B")
+		}
+		c.Close()
+		if c, err = client.Dial(e.URL); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.SubmitStep(ctx, client.SubmitStepRequest{Run: info.Run, Step: n, Calls: []client.CallRequest{writeCall(n)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host = out.Host
+	}
+	defer c.Close()
+	mb.Stop()
+	out, err := c.SubmitStep(ctx, client.SubmitStepRequest{Run: info.Run, Step: n + 1, Calls: []client.CallRequest{writeCall(n + 1)}})
+	if err != nil {
+		t.Fatalf("the step after its host stopped: %v", err)
+	}
+	if out.Host != "A" || out.Results[0].IsError {
+		t.Fatalf("the step after B stopped: %+v, want it decided and run by A", out)
 	}
 }

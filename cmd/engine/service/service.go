@@ -143,6 +143,7 @@ func serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 	}
 	sem := make(chan struct{}, maxInFlight)
 	var live inflight
+	var own []*nats.Subscription // endpoints on this host's own subjects
 	for name, ep := range endpoints() {
 		md, err := metadata(name)
 		if err != nil {
@@ -198,20 +199,36 @@ func serve(ctx context.Context, nc *nats.Conn, h *commands.Host, version string,
 			_ = svc.Stop()
 			return nil, fmt.Errorf("add endpoint %s: %w", name, err)
 		}
+		if name == client.EndpointSubmitStep { // also on this host's own subject (client.SubjectAt)
+			sub, err := nc.Subscribe(client.SubjectAt(h.HostName(), name), func(m *nats.Msg) { handler(msgRequest{m}) })
+			if err != nil {
+				_ = svc.Stop()
+				return nil, fmt.Errorf("add endpoint %s on this host's own subject: %w", name, err)
+			}
+			own = append(own, sub)
+		}
 	}
 	fwd, err := serveForwarded(ctx, nc, h, log, sem, &live)
 	if err != nil {
 		_ = svc.Stop()
 		return nil, fmt.Errorf("serve forwarded requests: %w", err)
 	}
+	own = append(own, fwd)
+	unsubscribe := func() error {
+		var errs []error
+		for _, s := range own {
+			errs = append(errs, s.Unsubscribe())
+		}
+		return errors.Join(errs...)
+	}
 	if err := nc.Flush(); err != nil { // the subscriptions are in place on the server
 		_ = svc.Stop()
-		_ = fwd.Unsubscribe()
+		_ = unsubscribe()
 		return nil, fmt.Errorf("add service: %w", err)
 	}
 	return func() error {
 		<-ctx.Done()
-		err := errors.Join(svc.Stop(), fwd.Unsubscribe())
+		err := errors.Join(svc.Stop(), unsubscribe())
 		live.stop()
 		return err
 	}, nil
