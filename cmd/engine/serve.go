@@ -78,7 +78,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
-		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true}
+		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true, fleet: cf.natsURL != ""}
 	if *lease < 0 {
 		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)
 	}
