@@ -152,6 +152,12 @@ func TestFleetPolicyProcesses(t *testing.T) {
 	if got := engine(t, "audit", "--nats", url); strings.Count(got, `"config_version":2`) < 2 || strings.Count(got, `"config_version":1`) < fleetRuns {
 		t.Errorf("the audit does not name each run's configuration version:\n%.2000s", got)
 	}
+
+	// The operators of the web app are the fleet's too: a host without a
+	// user file of its own serves the inbox with the operators pushed.
+	engine(t, "config", "push", writeTemp(t, "fleet-v3.yaml", fleetV2+"operators: {ops-1: {token_sha256: "+strings.Repeat("ab", 32)+"}}\n"), "--nats", url)
+	h3 := startFleetHost(t, url, "h3", "", "--http", "127.0.0.1:0")
+	h3.waitLog(t, `fleet configuration applied" version=3`)
 }
 
 // fleetHost is an `engine serve --nats` process with its own configuration
@@ -188,9 +194,10 @@ func (h *fleetHost) waitLog(t *testing.T, want string) {
 	}
 }
 
-// startFleetHost starts `engine serve --nats url --host name` with a fresh
-// XDG_CONFIG_HOME holding userFile as its user file ("" for none).
-func startFleetHost(t *testing.T, url, name, userFile string) *fleetHost {
+// startFleetHost starts `engine serve --nats url --host name` and extra
+// with a fresh XDG_CONFIG_HOME holding userFile as its user file ("" for
+// none).
+func startFleetHost(t *testing.T, url, name, userFile string, extra ...string) *fleetHost {
 	t.Helper()
 	xdg := t.TempDir()
 	if userFile != "" {
@@ -201,7 +208,7 @@ func startFleetHost(t *testing.T, url, name, userFile string) *fleetHost {
 			t.Fatal(err)
 		}
 	}
-	h := &fleetHost{cmd: exec.Command(engineBin, "serve", "--nats", url, "--data", t.TempDir(), "--host", name)}
+	h := &fleetHost{cmd: exec.Command(engineBin, append([]string{"serve", "--nats", url, "--data", t.TempDir(), "--host", name}, extra...)...)}
 	h.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg, "STEPGATE_LOG_LEVEL=info") // info: "fleet configuration applied"
 	h.cmd.Stderr = h
 	out, err := h.cmd.StdoutPipe()

@@ -94,8 +94,8 @@ func TestFleetConfigKeepsTheLastGoodDocument(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	base := config.Loader{UserFile: filepath.Join(t.TempDir(), "none.yaml")}
-	fc, err := startFleetConfig(ctx, js, step.DefaultStream, 1, base, log)
-	if err != nil {
+	fc := newFleetConfig(base, log)
+	if err := fc.start(ctx, js, step.DefaultStream, 1); err != nil {
 		t.Fatal(err)
 	}
 	if p := fc.policy("build", t.TempDir()); p.Version != 0 {

@@ -193,9 +193,10 @@ type hostOptions struct {
 	// and announce its own (serve).
 	locations []string
 	forward   bool
-	// fleet has the host read its user layer from the cluster's
-	// configuration document as it changes (serve --nats; see fleetConfig).
-	fleet bool
+	// fleet, when set, has the host read its user layer from the cluster's
+	// configuration document as it changes (serve --nats; see fleetConfig);
+	// startHost starts it.
+	fleet *fleetConfig
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -276,9 +277,8 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 	}
 	policy, secrets := commands.LoaderPolicy(l, o.log), l.Secrets
 	fctx, stopFleet := context.WithCancel(ctx) // the document's watch, for the host's life
-	if o.fleet {
-		fc, err := startFleetConfig(fctx, js, step.DefaultStream, o.replicas, l, o.log)
-		if err != nil {
+	if fc := o.fleet; fc != nil {
+		if err := fc.start(fctx, js, step.DefaultStream, o.replicas); err != nil {
 			stopFleet()
 			return nil, err
 		}

@@ -30,7 +30,9 @@ import (
 //     local file if there was none), and an ERROR names the version and why;
 //   - the key deleted: the last good one, and a WARN.
 //
-// Safe for concurrent use.
+// Rules, MCP servers, trusted projects and secrets_file follow the document
+// as it changes; serve reads the operators and webhooks from it once, when
+// the host starts. Safe for concurrent use.
 type fleetConfig struct {
 	base config.Loader // the host's loader, without a document
 	cur  atomic.Pointer[config.FleetDoc]
@@ -38,23 +40,29 @@ type fleetConfig struct {
 	log  *slog.Logger
 }
 
-// startFleetConfig reads the fleet's document of stream once (so the
-// host's first run already has it) and follows its changes until ctx is
-// done. The bucket is made with replicas replicas if it does not exist.
-func startFleetConfig(ctx context.Context, js jetstream.JetStream, stream string, replicas int, base config.Loader, log *slog.Logger) (*fleetConfig, error) {
+// newFleetConfig is a host's copy of the fleet's document, not started:
+// until start it is base, the host's own loader.
+func newFleetConfig(base config.Loader, log *slog.Logger) *fleetConfig {
+	return &fleetConfig{base: base, log: log}
+}
+
+// start reads the fleet's document of stream once (so the host's first run
+// already has it) and follows its changes until ctx is done. The bucket is
+// made with replicas replicas if it does not exist. Calling it again (a
+// host that did not start and tries again) reads and follows anew.
+func (fc *fleetConfig) start(ctx context.Context, js jetstream.JetStream, stream string, replicas int) error {
 	b, err := step.OpenConfig(ctx, js, stream, replicas)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	fc := &fleetConfig{base: base, log: log}
 	e, ok, err := b.Get(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case !ok:
-		log.Warn("the fleet has no configuration document: this host uses its own user file; `engine config push FILE --nats URL` makes a file the fleet's",
-			"bucket", b.Bucket(), "file", base.UserFile)
+		fc.log.Warn("the fleet has no configuration document: this host uses its own user file; `engine config push FILE --nats URL` makes a file the fleet's",
+			"bucket", b.Bucket(), "file", fc.base.UserFile)
 	default:
 		fc.apply(e)
 		if d := fc.cur.Load(); d != nil {
@@ -63,14 +71,14 @@ func startFleetConfig(ctx context.Context, js jetstream.JetStream, stream string
 	}
 	updates, err := b.Watch(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	go func() {
 		for e := range updates {
 			fc.apply(e)
 		}
 	}()
-	return fc, nil
+	return nil
 }
 
 // apply takes e as the current document if it is usable.
@@ -134,4 +142,17 @@ func (fc *fleetConfig) policy(agent, location string) commands.Policy {
 	p := commands.LoaderPolicy(l, fc.log)(agent, location)
 	p.Version = versionOf(l.Fleet)
 	return p
+}
+
+// fleetOperators are the web app's operators the user layer of l names,
+// checked against the web flags as serve checks the local file's.
+func fleetOperators(l config.Loader, wf webFlags) (config.Operators, error) {
+	ops, err := l.Operators()
+	if err != nil {
+		return nil, err
+	}
+	if err := wf.check(ops); err != nil {
+		return nil, err
+	}
+	return ops, nil
 }
