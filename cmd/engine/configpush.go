@@ -30,6 +30,7 @@ func runConfigPush(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var cf connFlags
 	cf.register(fs)
 	stream := fs.String("stream", step.DefaultStream, "the stream's name (the bucket is STREAM"+step.ConfigBucketSuffix+")")
+	replicas := fs.Int("replicas", 0, "the bucket's replicas when this push makes it (0: the stream's, or 1 when no host has made the stream yet)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func runConfigPush(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	return cf.withConfigBucket(ctx, *stream, func(b *step.ConfigBucket) error {
+	return cf.withConfigBucket(ctx, *stream, *replicas, func(b *step.ConfigBucket) error {
 		rev, err := b.Put(ctx, value)
 		if err != nil {
 			return err
@@ -106,7 +107,7 @@ func runConfigShow(ctx context.Context, args []string, stdout, stderr io.Writer)
 // fleetDoc is the fleet's current document; nil when there is none. A
 // document that cannot be used is an error saying why.
 func (f *connFlags) fleetDoc(ctx context.Context, stream string) (doc *config.FleetDoc, err error) {
-	err = f.withConfigBucket(ctx, stream, func(b *step.ConfigBucket) error {
+	err = f.withConfigBucket(ctx, stream, 0, func(b *step.ConfigBucket) error {
 		e, ok, err := b.Get(ctx)
 		if err != nil || !ok {
 			return err
@@ -118,8 +119,9 @@ func (f *connFlags) fleetDoc(ctx context.Context, stream string) (doc *config.Fl
 }
 
 // withConfigBucket connects to --nats and calls fn with the stream's
-// configuration bucket.
-func (f *connFlags) withConfigBucket(ctx context.Context, stream string, fn func(*step.ConfigBucket) error) error {
+// configuration bucket (made with replicas replicas if it does not exist;
+// see step.OpenConfig).
+func (f *connFlags) withConfigBucket(ctx context.Context, stream string, replicas int, fn func(*step.ConfigBucket) error) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -138,7 +140,7 @@ func (f *connFlags) withConfigBucket(ctx context.Context, stream string, fn func
 		ctx, cancel = context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 	}
-	b, err := step.OpenConfig(ctx, js, stream, 0)
+	b, err := step.OpenConfig(ctx, js, stream, replicas)
 	if err != nil {
 		return err
 	}
