@@ -89,6 +89,9 @@ type Policy struct {
 	// unresolved: a run sees the tools of the enabled ones (narrowed by
 	// deny_all and allow), and the host connects to them.
 	MCPServers []config.MCPServer
+	// Version is the fleet configuration document's version the policy
+	// came from (pinned in RunStarted.ConfigVersion); 0 for a local file.
+	Version uint64
 }
 
 // Engine handles commands against one log. All methods are safe for

@@ -158,7 +158,7 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 		Agent: req.Agent, Location: req.Location, Project: req.Project,
 		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
-		MCP: pins, Principal: principalOf(ctx), Place: pinned(place),
+		MCP: pins, Principal: principalOf(ctx), Place: pinned(place), ConfigVersion: pol.Version,
 	}
 	if req.Run != "" {
 		return h.startChosen(ctx, req.Run, started, adv, cat)

@@ -42,6 +42,9 @@ type File struct {
 	mcpProjectServers []string
 	// secretsFile is secrets_file as written (the user's file only).
 	secretsFile string
+	// base is the directory a relative secrets_file is relative to, when
+	// it is not Path's (a fleet document's: the local user file's).
+	base string
 	// notify are the layer's webhooks (the user's file only).
 	notify []Webhook
 	// operators are the web app's operators (the user's file only).

@@ -16,6 +16,28 @@ type Loader struct {
 	UserFile string
 	// ToolOutputDir is allowed to the build agent's external_directory.
 	ToolOutputDir string
+	// Fleet, when set, is the user's layer instead of UserFile's content
+	// (engine serve --nats reads it from the cluster). UserFile still names
+	// the local file: it stays protected from writes, and a relative
+	// secrets_file is relative to its directory.
+	Fleet *FleetDoc
+}
+
+// userLayer is the user's layer: Fleet's content when set, else the file
+// UserFile names (nil when there is none).
+func (l Loader) userLayer() (*File, error) {
+	if l.Fleet != nil {
+		f, err := l.Fleet.layer()
+		if err != nil {
+			return nil, err
+		}
+		f.base = filepath.Dir(l.UserFile)
+		return f, nil
+	}
+	if l.UserFile == "" {
+		return nil, nil
+	}
+	return Load(l.UserFile, gate.SourceUser)
 }
 
 // UserFile is $XDG_CONFIG_HOME/stepgate/config.yaml (or ~/.config/…).
@@ -45,20 +67,19 @@ func (l Loader) Layers(location string) ([]*File, error) {
 	if err := plainProjectFile(location); err != nil {
 		return nil, err
 	}
-	for _, src := range []struct {
-		path   string
-		source gate.Source
-	}{{l.UserFile, gate.SourceUser}, {ProjectFile(location), gate.SourceProject}} {
-		if src.path == "" {
-			continue
-		}
-		f, err := Load(src.path, src.source)
-		if err != nil {
-			return nil, err
-		}
-		if f != nil {
-			layers = append(layers, f)
-		}
+	user, err := l.userLayer()
+	if err != nil {
+		return nil, err
+	}
+	if user != nil {
+		layers = append(layers, user)
+	}
+	project, err := Load(ProjectFile(location), gate.SourceProject)
+	if err != nil {
+		return nil, err
+	}
+	if project != nil {
+		layers = append(layers, project)
 	}
 	if p := layers[len(layers)-1]; p.source == gate.SourceProject && len(layers) > 2 {
 		p.trusted = trusts(layers[1].trustedProjects, location)

@@ -43,10 +43,7 @@ func (f *File) Webhooks() []Webhook { return slices.Clone(f.notify) }
 // Webhooks reads the user's file and returns its webhooks; none when there
 // is no user's file. Project files are not read: they may not declare any.
 func (l Loader) Webhooks() ([]Webhook, error) {
-	if l.UserFile == "" {
-		return nil, nil
-	}
-	f, err := Load(l.UserFile, gate.SourceUser)
+	f, err := l.userLayer()
 	if err != nil || f == nil {
 		return nil, err
 	}

@@ -93,10 +93,7 @@ func OperatorLine(name, token string) string {
 // Operators are the operators the user's file declares, sorted by name;
 // none when there is no user's file.
 func (l Loader) Operators() (Operators, error) {
-	if l.UserFile == "" {
-		return nil, nil
-	}
-	f, err := Load(l.UserFile, gate.SourceUser)
+	f, err := l.userLayer()
 	if err != nil || f == nil {
 		return nil, err
 	}

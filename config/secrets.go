@@ -50,7 +50,11 @@ func NewSecrets(layers []*File) *Secrets {
 		if f.source == gate.SourceUser && f.secretsFile != "" {
 			s.File = f.secretsFile
 			if !filepath.IsAbs(s.File) {
-				s.File = filepath.Join(filepath.Dir(f.Path), s.File)
+				dir := f.base
+				if dir == "" {
+					dir = filepath.Dir(f.Path)
+				}
+				s.File = filepath.Join(dir, s.File)
 			}
 		}
 	}
@@ -59,10 +63,7 @@ func NewSecrets(layers []*File) *Secrets {
 
 // Secrets is the resolver the user's file configures (see [NewSecrets]).
 func (l Loader) Secrets() (*Secrets, error) {
-	if l.UserFile == "" {
-		return &Secrets{}, nil
-	}
-	f, err := Load(l.UserFile, gate.SourceUser)
+	f, err := l.userLayer()
 	if err != nil || f == nil {
 		return &Secrets{}, err
 	}

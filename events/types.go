@@ -88,6 +88,11 @@ type RunStarted struct {
 	// Location is that place. Absent in runs started before placement, which
 	// any host that has the directory serves, as then.
 	Place *Place `json:"place,omitempty"`
+	// ConfigVersion is the version of the fleet's configuration document
+	// the run's rules came from (engine config push; the revision of its
+	// key in the cluster); 0 (absent) when they came from the host's own
+	// user file.
+	ConfigVersion uint64 `json:"config_version,omitempty"`
 }
 
 // Place is a location's identity, so that one path on two machines is

@@ -69,6 +69,9 @@ type AuditRow struct {
 	// call's arguments: the model's, and the ones that ran.
 	OriginalArgs json.RawMessage `json:"original_args,omitempty"`
 	EditedArgs   json.RawMessage `json:"edited_args,omitempty"`
+	// ConfigVersion is the fleet configuration document's version the run
+	// started under (RunStarted.ConfigVersion); 0 for a host's own file.
+	ConfigVersion uint64 `json:"config_version,omitempty"`
 
 	requested time.Time
 	order     uint64 // the call's place among the requests the auditor read
@@ -100,6 +103,8 @@ type Auditor struct {
 // auditRun is what the audit holds of one run until it ends.
 type auditRun struct {
 	project string
+	// config is the configuration version the run started under.
+	config  uint64
 	calls   map[callKey]*AuditRow
 	tickets map[string]callKey
 }
@@ -131,7 +136,7 @@ func (a *Auditor) Add(subject string, c *events.Commit) ([]AuditRow, error) {
 		r = &auditRun{calls: map[callKey]*AuditRow{}, tickets: map[string]callKey{}}
 		for _, e := range c.Events {
 			if s, ok := e.(events.RunStarted); ok {
-				r.project = s.Project
+				r.project, r.config = s.Project, s.ConfigVersion
 			}
 		}
 	}
@@ -176,7 +181,7 @@ func (a *Auditor) event(r *auditRun, c *events.Commit, e events.Event, out []Aud
 	case events.ToolCallRequested:
 		a.calls++
 		r.calls[callKey{c.Step, e.CallID}] = &AuditRow{Run: c.Run, Project: r.project, Step: c.Step, Call: e.CallID,
-			Tool: e.Tool, requested: c.At, order: a.calls}
+			Tool: e.Tool, ConfigVersion: r.config, requested: c.At, order: a.calls}
 	case events.PermissionDecided:
 		if row := r.calls[callKey{c.Step, e.CallID}]; row != nil {
 			a.decided(row, r.project, c.At, &e)

@@ -19,10 +19,11 @@ const (
 // [AuditRow]'s fields are the same. In CSV, resources are a JSON array of
 // strings (a resource may hold any character) and open is "true" or empty;
 // original_args and edited_args are JSON, set only for a call approved with
-// edited arguments.
+// edited arguments; config_version is empty for a run whose rules came from
+// its host's own user file.
 var AuditColumns = []string{"time", "run", "project", "step", "call", "tool", "action", "resources", "verdict",
 	"rule", "source", "grant", "ticket", "principal", "reply", "how", "by", "duration_ms", "open",
-	"original_args", "edited_args"}
+	"original_args", "edited_args", "config_version"}
 
 // AuditWriter writes audit rows as JSON lines or CSV, one row at a time.
 type AuditWriter struct {
@@ -58,6 +59,10 @@ func (w *AuditWriter) Write(r *AuditRow) error {
 	if r.Open {
 		open = "true"
 	}
+	configVersion := ""
+	if r.ConfigVersion > 0 {
+		configVersion = strconv.FormatUint(r.ConfigVersion, 10)
+	}
 	resources := ""
 	if len(r.Resources) > 0 {
 		b, err := json.Marshal(r.Resources)
@@ -68,7 +73,7 @@ func (w *AuditWriter) Write(r *AuditRow) error {
 	}
 	rec := []string{r.Time.UTC().Format(time.RFC3339Nano), r.Run, r.Project, strconv.Itoa(r.Step), r.Call, r.Tool, r.Action,
 		resources, r.Verdict, r.Rule, r.Source, r.Grant, r.Ticket, r.Principal, r.Reply, r.How, r.By,
-		strconv.FormatInt(r.DurationMs, 10), open, string(r.OriginalArgs), string(r.EditedArgs)}
+		strconv.FormatInt(r.DurationMs, 10), open, string(r.OriginalArgs), string(r.EditedArgs), configVersion}
 	if err := w.csv.Write(rec); err != nil {
 		return fmt.Errorf("audit row: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/step"
 )
 
 // runConfig is `engine config check [--location DIR] [--agent NAME]`: read
@@ -19,14 +20,28 @@ import (
 // print the effective ruleset with each rule's source, whether the project
 // file is trusted and what it asked for and was not granted, and the
 // location's MCP servers (secrets as their references).
+//
+// With --nats the user layer is the fleet's configuration document (see
+// engine config push), as the hosts of that cluster read it; when the
+// fleet has none, the local user file, as they do.
 func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "push":
+			return runConfigPush(ctx, args[1:], stdout, stderr)
+		case "show":
+			return runConfigShow(ctx, args[1:], stdout, stderr)
+		}
+	}
 	if len(args) == 0 || args[0] != "check" {
-		return usageError{"engine config: the only subcommand is check"}
+		return usageError{"engine config: the subcommands are check, push and show"}
 	}
 	fs := newFlags("config check", stderr)
+	var cf connFlags
+	cf.register(fs)
 	location := fs.String("location", ".", "the location whose project configuration applies")
 	agent := fs.String("agent", "build", "the agent to resolve")
-	data := fs.String("data", defaultData, "the data directory (its tool-output directory is allowed to build)")
+	stream := fs.String("stream", step.DefaultStream, "with --nats: the stream's name (the bucket is STREAM"+step.ConfigBucketSuffix+")")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -35,7 +50,15 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	l := loader(*data)
+	l := loader(cf.data)
+	if cf.natsURL != "" {
+		if l.Fleet, err = cf.fleetDoc(ctx, *stream); err != nil {
+			return err
+		}
+		if l.Fleet == nil {
+			fmt.Fprintf(stderr, "the fleet has no configuration document: checking the local user file, as its hosts use it\n")
+		}
+	}
 	eff, err := l.Check(*agent, loc)
 	if err != nil {
 		return err

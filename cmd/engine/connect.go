@@ -193,6 +193,10 @@ type hostOptions struct {
 	// and announce its own (serve).
 	locations []string
 	forward   bool
+	// fleet, when set, has the host read its user layer from the cluster's
+	// configuration document as it changes (serve --nats; see fleetConfig);
+	// startHost starts it.
+	fleet *fleetConfig
 }
 
 // startEmbedded starts a server on <data>/nats and a host with its state in
@@ -271,16 +275,31 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 	if o.forward {
 		fwd = service.NewForwarder(nc)
 	}
-	return commands.StartHost(ctx, js, reg, commands.HostConfig{
+	policy, secrets := commands.LoaderPolicy(l, o.log), l.Secrets
+	fctx, stopFleet := context.WithCancel(ctx) // the document's watch, for the host's life
+	if fc := o.fleet; fc != nil {
+		if err := fc.start(fctx, js, step.DefaultStream, o.replicas); err != nil {
+			stopFleet()
+			return nil, err
+		}
+		policy, secrets = fc.policy, func() (*config.Secrets, error) { return fc.loader().Secrets() }
+	}
+	h, err := commands.StartHost(ctx, js, reg, commands.HostConfig{
 		StateDir: filepath.Join(o.dataDir, "state"),
 		Stream:   step.StreamConfig{Replicas: o.replicas},
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
-			Policy: commands.LoaderPolicy(l, o.log), MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
-			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: l.Secrets}, Tracer: o.tracer, TraceContent: o.traceContent,
+			Policy: policy, MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
+			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: secrets}, Tracer: o.tracer, TraceContent: o.traceContent,
 			Locations: o.locations, Forward: fwd},
 		Projector: projectionOptions(o.log),
 		Lease:     o.lease,
 	})
+	if err != nil {
+		stopFleet() // a host that does not start follows nothing (startHostWaiting tries again)
+		return nil, err
+	}
+	go func() { <-h.Done(); stopFleet() }()
+	return h, nil
 }
 
 // backend is an engine a client verb talks to, and how to let go of it.

@@ -78,7 +78,7 @@ func verbs() []verb {
 		{"operator", "operator token NAME: a new token for the web app (serve --http) and the line of the user's file that declares it", runOperator},
 		{"sweep", "delete the output files whose retention has passed, now", runSweep},
 		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
-		{"config", "config check: validate the configuration and print the effective rules and MCP servers", runConfig},
+		{"config", "config check|push|show: validate the configuration and print the effective rules and MCP servers; push a user file as the fleet's (--nats), show the fleet's", runConfig},
 		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
 		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
 		{"replay", "replay --policy FILE: re-decide recorded calls against a candidate configuration (exit 1 when a verdict changes)", runReplay},

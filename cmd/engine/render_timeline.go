@@ -53,7 +53,11 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		status += " (" + r.End.Cause + ")"
 	}
 	fmt.Fprintf(w, "%s %s  agent %s  %s\n", p.paint(ansiBold, "run"), p.paint(ansiBold, r.ID), r.Snapshot.Agent, status)
-	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s\n", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
+	fmt.Fprintf(w, "  location %s  project %s  engine %s  policy %.12s", r.Snapshot.Location, r.Snapshot.Project, r.Snapshot.EngineVersion, r.Snapshot.PolicyDigest)
+	if v := r.Snapshot.ConfigVersion; v > 0 {
+		fmt.Fprintf(w, "  fleet config version %d", v) // else its host's own user file
+	}
+	fmt.Fprintln(w)
 	tl := d.Timeline
 	if tl.Started != nil && tl.Ended != nil {
 		fmt.Fprintf(w, "  from %s to %s (%s)\n", stamp(*tl.Started), stamp(*tl.Ended), span(tl.Ended.Sub(*tl.Started)))

@@ -283,9 +283,13 @@ func TestAuditRowsOfEveryKindOfDecision(t *testing.T) {
 	for i, rec := range recs[1:] {
 		want := jsonl[i]
 		resources, _ := json.Marshal(want.Resources)
+		configVersion := "" // the host's own file
+		if want.ConfigVersion > 0 {
+			configVersion = strconv.FormatUint(want.ConfigVersion, 10)
+		}
 		wantRec := []string{want.Time.UTC().Format(time.RFC3339Nano), want.Run, want.Project, strconv.Itoa(want.Step), want.Call, want.Tool,
 			want.Action, string(resources), want.Verdict, want.Rule, want.Source, want.Grant, want.Ticket, want.Principal, want.Reply,
-			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), "", string(want.OriginalArgs), string(want.EditedArgs)}
+			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), "", string(want.OriginalArgs), string(want.EditedArgs), configVersion}
 		if diff := cmp.Diff(wantRec, rec); diff != "" {
 			t.Errorf("CSV row %d (-jsonl +csv):\n%s", i+1, diff)
 		}

@@ -52,7 +52,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var operators config.Operators
-	if wf.addr != "" {
+	if wf.addr != "" && cf.natsURL == "" { // with --nats, the fleet's: read once the host has its document
 		ops, err := loader(cf.data).Operators()
 		if err != nil {
 			return err
@@ -108,7 +108,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		stop  func() error
 		where = cf.natsURL
 	)
+	userConfig := loader(cf.data) // the user layer: the local file, or the fleet's document
 	if cf.natsURL != "" {
+		opts.fleet = newFleetConfig(userConfig, log)
 		release, err := claim(&opts) // the checkpoints are in --data
 		if err != nil {
 			return err
@@ -121,6 +123,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return errors.Join(err, release())
 		}
 		stop = func() error { err := host.Close(); nc.Close(); return errors.Join(err, release()) }
+		userConfig = opts.fleet.loader() // operators and webhooks: the document as the host started
+		if wf.addr != "" {
+			if operators, err = fleetOperators(userConfig, wf); err != nil {
+				return errors.Join(err, stop())
+			}
+		}
 	} else {
 		e, err := startEmbedded(ctx, opts)
 		if err != nil {
@@ -147,7 +155,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if metrics != nil {
 		notifyReg = reg
 	}
-	notifier, err := newNotifier(ctx, nc, host, loader(cf.data), wf.publicURL, notifyReg, log)
+	notifier, err := newNotifier(ctx, nc, host, userConfig, wf.publicURL, notifyReg, log)
 	if err != nil {
 		if metrics != nil {
 			metrics.stop(err)

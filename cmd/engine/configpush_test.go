@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/step"
+)
+
+// natsForConfig starts an embedded server with a listener and returns its URL
+// and a JetStream client of it.
+func natsForConfig(t *testing.T) (string, jetstream.JetStream) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	nc, err := e.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.ClientURL(), js
+}
+
+const pushGood = `agents:
+  build:
+    permission:
+      bash: { "*": ask, "git status *": allow }
+`
+
+// engine config push refuses a file with an error whole, naming its line,
+// and pushes nothing; a good file becomes version 1, which config show
+// prints and config check --nats resolves.
+func TestConfigPushRefusesWholeAndShows(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	url, _ := natsForConfig(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(pushGood+"      read: perhaps\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := engineVerb(t, "config", "push", bad, "--nats", url)
+	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), bad+":5: agents.build.permission.read") {
+		t.Fatalf("push of a bad file: %v, want its line and key", err)
+	}
+	if _, err := engineVerb(t, "config", "show", "--nats", url); err == nil || !strings.Contains(err.Error(), "no configuration document yet") {
+		t.Fatalf("show after a refused push: %v, want no document", err)
+	}
+
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(pushGood), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := engineVerb(t, "config", "push", good, "--nats", url)
+	if err != nil || !strings.Contains(out, "version 1 (sha256 "+config.Digest([]byte(pushGood))+")") {
+		t.Fatalf("push: %q %v", out, err)
+	}
+	out, err = engineVerb(t, "config", "show", "--nats", url)
+	if err != nil || !strings.HasPrefix(out, "version 1\nsha256 "+config.Digest([]byte(pushGood))+"\npushed by ") || !strings.HasSuffix(out, "---\n"+pushGood) {
+		t.Fatalf("show: %q %v", out, err)
+	}
+	out, err = engineVerb(t, "config", "check", "--nats", url, "--location", dir, "--data", t.TempDir())
+	if err != nil || !strings.Contains(out, "file fleet configuration version 1") || !strings.Contains(out, `"git status *"`) {
+		t.Fatalf("check --nats: %q %v", out, err)
+	}
+	if _, err := engineVerb(t, "config", "push", good); err == nil || !strings.Contains(err.Error(), "--nats") {
+		t.Fatalf("push without --nats: %v, want a usage error naming --nats", err)
+	}
+}
+
+// A host follows the fleet's document as it changes; a document that cannot
+// be used (written to the bucket by something other than config push) is
+// refused with an error in the log, and the host keeps the last good one.
+func TestFleetConfigKeepsTheLastGoodDocument(t *testing.T) {
+	_, js := natsForConfig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	base := config.Loader{UserFile: filepath.Join(t.TempDir(), "none.yaml")}
+	fc := newFleetConfig(base, log)
+	if err := fc.start(ctx, js, step.DefaultStream, 1); err != nil {
+		t.Fatal(err)
+	}
+	if p := fc.policy("build", t.TempDir()); p.Version != 0 {
+		t.Fatalf("no document yet: version %d, want 0 (the local file)", p.Version)
+	}
+	b, err := step.OpenConfig(ctx, js, step.DefaultStream, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := config.NewFleetDoc("good.yaml", []byte(pushGood), "test", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := d.Encode()
+	if _, err := b.Put(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &logs, `fleet configuration applied" version=1`)
+	if _, err := b.Put(ctx, []byte(`{"v":1,"sha256":"00","content":""}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &logs, `cannot be used: this host keeps the last good one" version=2 kept=1`)
+	p := fc.policy("build", t.TempDir())
+	if p.Version != 1 {
+		t.Fatalf("after a bad document: version %d, want 1 kept", p.Version)
+	}
+}
+
+// waitFor waits until the log holds want (a deadline only against a hang).
+func waitFor(t *testing.T, logs *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", want, logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
