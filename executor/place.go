@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,13 +71,13 @@ func MarkLocation(dir, host string, newID func() string) (Place, error) {
 		return Place{}, fmt.Errorf("location %s: %w", dir, err)
 	}
 	id := newID()
-	if err := writeMarker(root, id); err != nil {
+	if linked, err := writeMarker(root, id); err != nil && !(linked && errors.Is(err, fs.ErrExist)) {
+		// (a link refused as existing: another start marked it a moment
+		// ago, and its marker is read below)
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
 			return Place{ID: id, DirIno: dirIno, Host: host}, nil
 		}
-		if !errors.Is(err, fs.ErrExist) { // made by another start a moment ago: read it
-			return Place{}, fmt.Errorf("location %s: mark it: %w", dir, err)
-		}
+		return Place{}, fmt.Errorf("location %s: mark it: %w", dir, err)
 	}
 	p, err := readMarker(root)
 	if err != nil {
@@ -89,14 +91,21 @@ func MarkLocation(dir, host string, newID func() string) (Place, error) {
 // under a name of its own, then linked to MarkerPath (a link never
 // replaces a file: of two starts that mark one location at once, one
 // links, the other finds its marker, complete, and reads it).
-func writeMarker(root *os.Root, id string) error {
+//
+// linked is true when the error is the link's (the file was written): a
+// link refused as existing means another start's marker is in place.
+func writeMarker(root *os.Root, id string) (linked bool, err error) {
 	if err := root.Mkdir(filepath.Dir(MarkerPath), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		return false, err
 	}
-	tmp := MarkerPath + "." + id + ".tmp"
+	var suffix [8]byte
+	_, _ = rand.Read(suffix[:])
+	// A name of this attempt's own: two attempts of one start (a request
+	// sent again) mark with one id.
+	tmp := MarkerPath + "." + hex.EncodeToString(suffix[:]) + ".tmp"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = root.Remove(tmp) }()
 	data, _ := json.Marshal(marker{V: 1, ID: id})
@@ -105,9 +114,9 @@ func writeMarker(root *os.Root, id string) error {
 		err = f.Sync()
 	}
 	if err = errors.Join(err, f.Close()); err != nil {
-		return err
+		return false, err
 	}
-	return root.Link(tmp, MarkerPath)
+	return true, root.Link(tmp, MarkerPath)
 }
 
 // readMarker reads the marker: a regular file (not a link) of at most

@@ -209,3 +209,23 @@ func TestMarkLocationConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// Attempts of one start (a request sent again while the first copy runs)
+// mark with one id at once, and agree.
+func TestMarkLocationOneIDTwice(t *testing.T) {
+	for trial := range 20 {
+		dir := t.TempDir()
+		const n = 8
+		places, errs := make([]executor.Place, n), make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { places[i], errs[i] = executor.MarkLocation(dir, "h1", func() string { return placeID }) })
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || places[i] != places[0] {
+				t.Fatalf("trial %d: attempt %d: %+v, %v; attempt 0: %+v", trial, i, places[i], errs[i], places[0])
+			}
+		}
+	}
+}
