@@ -11,7 +11,7 @@ import (
 
 // outcomeOf is the recorded outcome of a final step.
 func outcomeOf(run string, s *projection.Step) *StepOutcome {
-	o := &StepOutcome{Run: run, Step: s.N, Final: s.Final, Results: make([]CallResult, 0, len(s.Calls))}
+	o := &StepOutcome{Run: run, Step: s.N, Final: s.Final, Results: make([]CallResult, 0, len(s.Calls)), Host: s.Host}
 	for _, c := range s.Calls {
 		var d events.PermissionDecided
 		if c.Decision != nil {
