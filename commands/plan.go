@@ -147,8 +147,11 @@ func (p *plan) settleEvents(evs []events.Event) []events.Event {
 func (p *plan) outcome() *StepOutcome {
 	if ts := p.tickets(); len(ts) > 0 {
 		o := &StepOutcome{Run: p.run, Step: p.step}
-		for _, t := range ts {
-			o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*t), Run: p.run, Step: p.step})
+		for _, c := range p.calls { // as `engine tickets` shows them: a caller that may not ask tickets needs nothing more
+			if c.ticket != nil {
+				o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*c.ticket), Run: p.run, Step: p.step,
+					Args: c.req.Args, Reason: c.verdict.Reason})
+			}
 		}
 		return o
 	}

@@ -120,11 +120,18 @@ func (g *Gateway) attach(ctx context.Context, req *mcp.CallToolRequest, o *open,
 }
 
 // views are the pending tickets ts as `engine tickets` shows them (with
-// the reason the call asks and its arguments), where the engine still
-// lists them; args stand in for the arguments otherwise.
+// the reason the call asks and its arguments). A step's answer carries
+// both, so the gateway asks for nothing its agent role may not (the shipped
+// agent role may not ask tickets); only a ticket without them is looked up,
+// where the engine still lists it, and args stand in for the arguments
+// otherwise.
 func (g *Gateway) views(ctx context.Context, ts []sgclient.TicketView, args json.RawMessage) []sgclient.TicketView {
 	out := make([]sgclient.TicketView, 0, len(ts))
 	for _, t := range ts {
+		if t.Reason != "" && len(t.Args) > 0 {
+			out = append(out, t)
+			continue
+		}
 		page, err := g.api.Tickets(ctx, sgclient.TicketsRequest{Ticket: t.ID, Run: g.run})
 		if err == nil && len(page.Tickets) == 1 {
 			t = page.Tickets[0]
