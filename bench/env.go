@@ -59,10 +59,27 @@ func (e *env) host(ctx context.Context) (*commands.Host, error) {
 	return startBenchHost(ctx, e.js, filepath.Join(e.dir, "state"), 1)
 }
 
-// startBenchHost starts an engine host with the built-in tools (echo among
-// them) on js, its checkpoints in stateDir, the stream with replicas.
-func startBenchHost(ctx context.Context, js jetstream.JetStream, stateDir string, replicas int) (*commands.Host, error) {
+// benchTools are the built-in tools and the benchmark's own, echo and echo_fx
+// (test tools, which no production host installs by default).
+func benchTools() ([]*executor.Tool, error) {
 	tools, err := builtin.Tools()
+	if err != nil {
+		return nil, err
+	}
+	for _, build := range []func() (*executor.Tool, error){builtin.Echo, builtin.EchoFx} {
+		t, err := build()
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// startBenchHost starts an engine host with the bench's tools (benchTools)
+// on js, its checkpoints in stateDir, the stream with replicas.
+func startBenchHost(ctx context.Context, js jetstream.JetStream, stateDir string, replicas int) (*commands.Host, error) {
+	tools, err := benchTools()
 	if err != nil {
 		return nil, err
 	}

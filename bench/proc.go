@@ -180,7 +180,7 @@ func procA(ctx context.Context, h *commands.Host, dir string, steps, prior, othe
 	return procReport{Run: info.Run, Ticket: out.Tickets[0].ID}, nil
 }
 
-// procRegistry is the built-ins (echo counting its executions) and
+// procRegistry is the bench's tools (echo counting its executions) and
 // delete_file, a side-effecting tool that removes a file in the location.
 func procRegistry(executions *atomic.Int64) (*executor.Registry, error) {
 	type echoIn = builtin.EchoInput
@@ -210,7 +210,7 @@ func procRegistry(executions *atomic.Int64) (*executor.Registry, error) {
 		return nil, err
 	}
 	tools := []*executor.Tool{echo, del}
-	others, err := builtin.Tools()
+	others, err := benchTools()
 	if err != nil {
 		return nil, err
 	}

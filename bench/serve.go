@@ -27,10 +27,11 @@ type serveProc struct {
 	err    error         // Wait's, once done is closed
 }
 
-// startServe starts `engine serve --data data` with the extra flags (its
-// NATS: `--listen ADDR` for an embedded server, `--nats URL`).
+// startServe starts `engine serve --data data --test-tools` (the workloads
+// call echo, a test tool) with the extra flags (its NATS: `--listen ADDR` for
+// an embedded server, `--nats URL`).
 func startServe(bin, data string, flags ...string) (*serveProc, error) {
-	cmd := exec.Command(bin, append([]string{"serve", "--data", data}, flags...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--test-tools"}, flags...)...)
 	p := &serveProc{cmd: cmd, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {

@@ -58,7 +58,7 @@ func serveHost(ctx context.Context, e *env, spec hostSpec, m commands.Metrics) (
 		nc.Close()
 		return nil, err
 	}
-	tools, err := builtin.Tools()
+	tools, err := benchTools()
 	if err != nil {
 		nc.Close()
 		return nil, err

@@ -30,7 +30,8 @@ func ExampleStartHost() {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	tools, _ := builtin.Tools()
-	reg, _ := executor.NewRegistry(tools...)
+	echo, _ := builtin.Echo() // a test tool (engine serve --test-tools): returns its text
+	reg, _ := executor.NewRegistry(append(tools, echo)...)
 	host, err := commands.StartHost(ctx, js, reg, commands.HostConfig{StateDir: filepath.Join(dir, "state")})
 	if err != nil {
 		panic(err)

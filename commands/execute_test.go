@@ -11,7 +11,6 @@ import (
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -24,10 +23,7 @@ type gauge struct {
 
 func (g *gauge) registry(t *testing.T) *executor.Registry {
 	t.Helper()
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := withTestTools(t)
 	type in struct {
 		Text string `json:"text"`
 	}

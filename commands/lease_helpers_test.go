@@ -10,7 +10,6 @@ import (
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
@@ -46,10 +45,7 @@ func newBlocking(t *testing.T) *blocking {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := withTestTools(t)
 	if b.reg, err = executor.NewRegistry(append(tools, tool)...); err != nil {
 		t.Fatal(err)
 	}

@@ -91,10 +91,7 @@ func loaderHost(t *testing.T, s *steptest.Server, userText string) (*commands.Ho
 	if err := os.WriteFile(user, []byte(userText), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := withTestTools(t)
 	reg, err := executor.NewRegistry(append(tools, redirectTool(t))...)
 	if err != nil {
 		t.Fatal(err)

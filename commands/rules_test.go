@@ -51,10 +51,7 @@ func userFileHost(t *testing.T, s *steptest.Server, user, text string) *commands
 	if err := os.WriteFile(user, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := builtin.Tools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := withTestTools(t)
 	reg, err := executor.NewRegistry(tools...)
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func clusterHosts(t *testing.T, hosts int) {
 	ws := t.TempDir()
 	var srvs []*server
 	for i := range hosts {
-		s := serveArgs(t, "--nats", c.url(i), "--replicas", "3", "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i+1))
+		s := serveArgs(t, "--nats", c.url(i), "--replicas", "3", "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i+1), "--test-tools")
 		srvs = append(srvs, s)
 	}
 	defer func() {

@@ -67,7 +67,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 func TestServeRefusesHostileProjectFiles(t *testing.T) {
 	xdg := "XDG_CONFIG_HOME=" + t.TempDir()
 	addr := freeAddr(t)
-	srv := serveEnv(t, []string{xdg}, "--data", t.TempDir(), "--listen", addr, "--host", "hostile")
+	srv := serveEnv(t, []string{xdg}, "--data", t.TempDir(), "--listen", addr, "--host", "hostile", "--test-tools")
 	nc, err := nats.Connect("nats://" + addr)
 	if err != nil {
 		t.Fatal(err)

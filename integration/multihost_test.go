@@ -49,9 +49,9 @@ func multiHost(t *testing.T, hosts int) {
 	ws := t.TempDir()
 	addr := freeAddr(t)
 	url := "nats://" + addr
-	srvs := []*server{serveArgs(t, "--data", t.TempDir(), "--listen", addr, "--host", "h1")}
+	srvs := []*server{serveArgs(t, "--data", t.TempDir(), "--listen", addr, "--host", "h1", "--test-tools")}
 	for i := 2; i <= hosts; i++ {
-		srvs = append(srvs, serveArgs(t, "--nats", url, "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i)))
+		srvs = append(srvs, serveArgs(t, "--nats", url, "--data", t.TempDir(), "--host", fmt.Sprintf("h%d", i), "--test-tools"))
 	}
 	defer func() {
 		for i := len(srvs) - 1; i >= 0; i-- {

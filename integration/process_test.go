@@ -38,11 +38,11 @@ type server struct {
 	stderr bytes.Buffer
 }
 
-// serve starts `engine serve` on data, listening on addr, and waits until it
-// says it is serving.
+// serve starts `engine serve --test-tools` (the tests' steps call echo) on
+// data, listening on addr, and waits until it says it is serving.
 func serve(t *testing.T, data, addr string) *server {
 	t.Helper()
-	return serveArgs(t, "--data", data, "--listen", addr, "--host", "proc")
+	return serveArgs(t, "--data", data, "--listen", addr, "--host", "proc", "--test-tools")
 }
 
 // engine runs the binary to completion and returns its stdout.

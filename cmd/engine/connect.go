@@ -43,6 +43,10 @@ type connFlags struct {
 	// creates is set by the verbs that may make an engine on --data (run,
 	// mcp serve, mcp ls): every other client verb needs one there.
 	creates bool
+	// testTools: the embedded engine on --data also installs the test tools
+	// (--test-tools of run and mcp serve; with --nats the served host's own
+	// --test-tools decides).
+	testTools bool
 	// fs is the verb's flag set: which connection flags the user gave
 	// (hints repeat them), and where warnings go.
 	fs *flag.FlagSet
@@ -326,11 +330,17 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 			return nil, err
 		}
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
 	return &backend{api: commands.Wire{Host: e.host}, close: e.close}, nil
+}
+
+// registerTestTools registers --test-tools, of the verbs that execute on an
+// embedded engine (run, mcp serve).
+func (f *connFlags) registerTestTools(fs *flag.FlagSet) {
+	fs.BoolVar(&f.testTools, "test-tools", false, "without --nats: also install the test tools echo, echo_fx, wait, wait_fx and append_fx in the embedded engine (for benchmarks and end-to-end tests; never in production)")
 }
 
 // with opens the engine the flags name, calls fn with it, and lets it go.

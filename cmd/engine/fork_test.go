@@ -26,7 +26,7 @@ func TestForkVerb(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	ctx := context.Background()
-	if err := run(ctx, []string{"run", "--data", data, "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
+	if err := run(ctx, []string{"run", "--data", data, "--test-tools", "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	list := func() []commands.RunSummary {

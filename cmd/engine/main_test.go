@@ -143,7 +143,7 @@ func TestVerify(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	for range 2 {
-		if err := run(context.Background(), []string{"run", "--data", data, "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
+		if err := run(context.Background(), []string{"run", "--data", data, "--test-tools", "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
 	}

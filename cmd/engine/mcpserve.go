@@ -46,6 +46,7 @@ func runMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("mcp serve", stderr)
 	cf := connFlags{creates: true} // a run may be the first on --data
 	cf.registerClient(fs)
+	cf.registerTestTools(fs)
 	location := fs.String("location", ".", "the run's workspace root")
 	agent := fs.String("agent", "build", "the agent whose rules apply")
 	project := fs.String("project", "", "the run's project (saved approvals); default: derived from the location")

@@ -45,7 +45,7 @@ func record(t *testing.T) *recorded {
 	t.Cleanup(cancelSteps)
 	data, ws := t.TempDir(), t.TempDir()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(life, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
+	e, err := startEmbedded(life, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log, testTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}

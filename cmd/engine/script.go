@@ -55,6 +55,7 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("run", stderr)
 	cf := connFlags{creates: true} // a run may be the first on --data
 	cf.registerClient(fs)
+	cf.registerTestTools(fs)
 	script := fs.String("script", "", "the script: one JSON line per step, {\"calls\":[{\"id\":…,\"tool\":…,\"args\":{…}}]}")
 	location := fs.String("location", ".", "the run's workspace root")
 	agent := fs.String("agent", "build", "the agent whose rules apply")

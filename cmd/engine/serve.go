@@ -26,7 +26,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	replicas := fs.Int("replicas", 1, "stream replicas (3 on a cluster)")
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
 	hostName := fs.String("host", "", "this host's name in its commits; default the data directory's identity (DATA/host.json, made on the first start), so a restarted host recovers what it left in doubt")
-	testTools := fs.Bool("test-tools", false, "also install the test tools wait, wait_fx and append_fx (for end-to-end tests)")
+	testTools := fs.Bool("test-tools", false, "also install the test tools echo, echo_fx, wait, wait_fx and append_fx (for benchmarks and end-to-end tests; never in production)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user and --password-file (or STEPGATE_NATS_USER and STEPGATE_NATS_PASSWORD), or --creds")

@@ -48,6 +48,13 @@ func showTools(t *testing.T, clock *stepClock) *executor.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, build := range []func() (*executor.Tool, error){builtin.Echo, builtin.EchoFx} { // test tools: the steps call them
+		tool, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
 	type in struct {
 		Text  string `json:"text"`
 		Times int    `json:"times,omitempty"`

@@ -101,7 +101,7 @@ func checkGrantAt(t *testing.T, ctx context.Context, conn []string, runID, grant
 func TestShowAtFoldsTheGrantsToTheStep(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestShowAtFoldsTheGrantsToTheStep(t *testing.T) {
 // connection, while an engine serves it.
 func TestShowAtOverNATS(t *testing.T) {
 	ctx := context.Background()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "test", listen: "127.0.0.1:0",
+	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "test", testTools: true, listen: "127.0.0.1:0",
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

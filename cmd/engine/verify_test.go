@@ -30,10 +30,10 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 	}
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := run(ctx, []string{"run", "--data", data, "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
+	if err := run(ctx, []string{"run", "--data", data, "--test-tools", "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", log: logger(&stderr)})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: logger(&stderr)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 func TestVerifyNamesTheGrantsAndTheRegistryThatDiffer(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

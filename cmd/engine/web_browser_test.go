@@ -42,7 +42,7 @@ func serveWeb(t *testing.T) *servedWeb {
 	var out, errs syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--lease", "0"}, &out, &errs)
+		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--lease", "0", "--test-tools"}, &out, &errs)
 	}()
 	t.Cleanup(func() {
 		cancel()

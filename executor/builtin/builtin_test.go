@@ -29,8 +29,6 @@ func TestTools(t *testing.T) {
 	want := []row{
 		{"apply_patch", "edit", descriptor.SideEffecting},
 		{"bash", "bash", descriptor.SideEffecting},
-		{"echo", "echo", descriptor.ReadOnly},
-		{"echo_fx", "echo_fx", descriptor.SideEffecting},
 		{"edit", "edit", descriptor.SideEffecting},
 		{"glob", "glob", descriptor.ReadOnly},
 		{"grep", "grep", descriptor.ReadOnly},
@@ -47,6 +45,29 @@ func TestTools(t *testing.T) {
 	}
 	if _, err := executor.NewRegistry(tools...); err != nil {
 		t.Errorf("the built-ins do not form a registry: %v", err)
+	}
+}
+
+// TestTestTools: the benchmark's and tests' tools are TestTools, apart from
+// the production ones, and the two together form one registry.
+func TestTestTools(t *testing.T) {
+	tools, err := builtin.TestTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tool := range tools {
+		got = append(got, tool.Name())
+	}
+	if diff := cmp.Diff([]string{"echo", "echo_fx", "wait", "wait_fx", "append_fx"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	prod, err := builtin.Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := executor.NewRegistry(append(prod, tools...)...); err != nil {
+		t.Errorf("the built-ins and the test tools do not form a registry: %v", err)
 	}
 }
 

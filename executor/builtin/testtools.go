@@ -22,12 +22,13 @@ type TestToolInput struct {
 	Mark string `json:"mark,omitempty" jsonschema:"description=A file name inside the workspace to mark the start in"`
 }
 
-// TestTools are tools for end-to-end tests of crashes and races, installed
-// only when asked for (engine serve --test-tools): wait (read-only) and
-// wait_fx (side-effecting) block while the file at path exists in the
-// location (an engine can be killed while they run), then return the text;
-// append_fx appends a line of text to the file at path (an effect that can be
-// counted).
+// TestTools are the benchmark's and end-to-end tests' tools, installed only
+// when asked for (engine serve --test-tools), never in an agent's catalogue by
+// default: echo and echo_fx (see Echo and EchoFx) return their text; wait
+// (read-only) and wait_fx (side-effecting) block while the file at path
+// exists in the location (an engine can be killed while they run), then
+// return the text; append_fx appends a line of text to the file at path (an
+// effect that can be counted).
 func TestTools() ([]*executor.Tool, error) {
 	mk := func(name, desc string, effect descriptor.EffectClass, fn func(context.Context, executor.Call, TestToolInput) (string, error)) (*executor.Tool, error) {
 		return executor.New(name, desc, fn, executor.WithEffect(effect),
@@ -36,6 +37,13 @@ func TestTools() ([]*executor.Tool, error) {
 			}))
 	}
 	var tools []*executor.Tool
+	for _, build := range []func() (*executor.Tool, error){Echo, EchoFx} {
+		t, err := build()
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
 	for _, t := range []struct {
 		name, desc string
 		effect     descriptor.EffectClass

@@ -27,7 +27,8 @@ type TextInput struct {
 	Text string `json:"text"`
 }
 
-// Registry returns the built-in tools plus "count" (read-only) and
+// Registry returns the built-in tools and the test tools (echo, echo_fx,
+// wait, wait_fx, append_fx: builtin.TestTools) plus "count" (read-only) and
 // "count_fx" (side-effecting): each adds one to c and returns its text, and
 // raises one permission request, its name on [text], saved as "*"; and
 // "repeat" (read-only) and "repeat_fx" (side-effecting), which return their
@@ -38,6 +39,11 @@ func Registry(t testing.TB, c *Counts) *executor.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := builtin.TestTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools = append(tools, more...)
 	mk := func(name string, effect descriptor.EffectClass, n *atomic.Int64) *executor.Tool {
 		tool, err := executor.New(name, "Counts its executions and returns its text.",
 			func(_ context.Context, _ executor.Call, in TextInput) (string, error) {

@@ -335,6 +335,11 @@ func TestLiveStreamTellsATicketAnsweredOnAnotherHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := builtin.TestTools() // the steps call echo
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools = append(tools, more...)
 	reg, err := executor.NewRegistry(tools...)
 	if err != nil {
 		t.Fatal(err)

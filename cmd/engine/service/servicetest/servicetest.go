@@ -134,7 +134,11 @@ func (e *Engine) serveHost(ctx context.Context, nc *nats.Conn, dir string, cfg c
 	if err != nil {
 		return nil, err
 	}
-	reg, err := executor.NewRegistry(append(tools, extra...)...)
+	more, err := builtin.TestTools() // echo and echo_fx among them: the tests' steps call them
+	if err != nil {
+		return nil, err
+	}
+	reg, err := executor.NewRegistry(append(append(tools, more...), extra...)...)
 	if err != nil {
 		return nil, err
 	}
