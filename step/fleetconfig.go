@@ -104,31 +104,10 @@ func (cb *ConfigBucket) Watch(ctx context.Context) (<-chan ConfigEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s/%s: %w", cb.bucket, ConfigKey, err)
 	}
-	out := make(chan ConfigEntry)
-	go func() {
-		defer close(out)
-		defer func() { _ = w.Stop() }()
-		for {
-			var e jetstream.KeyValueEntry
-			select {
-			case <-ctx.Done():
-				return
-			case got, ok := <-w.Updates():
-				if !ok {
-					return
-				}
-				e = got
-			}
-			if e == nil { // the end of the initial values
-				continue
-			}
-			u := ConfigEntry{Value: e.Value(), Revision: e.Revision(), Deleted: e.Operation() != jetstream.KeyValuePut}
-			select {
-			case out <- u:
-			case <-ctx.Done():
-				return
-			}
+	return relay(ctx, w, func(e jetstream.KeyValueEntry) (ConfigEntry, bool) {
+		if e == nil { // the end of the initial values
+			return ConfigEntry{}, false
 		}
-	}()
-	return out, nil
+		return ConfigEntry{Value: e.Value(), Revision: e.Revision(), Deleted: e.Operation() != jetstream.KeyValuePut}, true
+	}), nil
 }

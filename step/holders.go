@@ -136,38 +136,18 @@ func (hs *Holders) Watch(ctx context.Context) (<-chan *HolderUpdate, error) {
 	if err != nil {
 		return nil, translate(fmt.Sprintf("watch holders bucket %s", hs.bucket), err)
 	}
-	out := make(chan *HolderUpdate)
-	go func() {
-		defer close(out)
-		defer func() { _ = w.Stop() }()
-		for {
-			var e jetstream.KeyValueEntry
-			select {
-			case <-ctx.Done():
-				return
-			case got, ok := <-w.Updates():
-				if !ok {
-					return
-				}
-				e = got
-			}
-			var u *HolderUpdate
-			if e != nil {
-				u = &HolderUpdate{}
-				u.Host, u.Err = LeaseHost(e.Key())
-				switch {
-				case e.Operation() != jetstream.KeyValuePut:
-					u.Deleted = true
-				case u.Err == nil:
-					u.Holder, u.Err = DecodeHolder(e.Key(), e.Value())
-				}
-			}
-			select {
-			case out <- u:
-			case <-ctx.Done():
-				return
-			}
+	return relay(ctx, w, func(e jetstream.KeyValueEntry) (*HolderUpdate, bool) {
+		if e == nil {
+			return nil, true // the end of the initial values
 		}
-	}()
-	return out, nil
+		u := &HolderUpdate{}
+		u.Host, u.Err = LeaseHost(e.Key())
+		switch {
+		case e.Operation() != jetstream.KeyValuePut:
+			u.Deleted = true
+		case u.Err == nil:
+			u.Holder, u.Err = DecodeHolder(e.Key(), e.Value())
+		}
+		return u, true
+	}), nil
 }

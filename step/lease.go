@@ -120,38 +120,18 @@ func (ls *Leases) Watch(ctx context.Context) (<-chan *LeaseUpdate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch lease bucket %s: %w", ls.bucket, err)
 	}
-	out := make(chan *LeaseUpdate)
-	go func() {
-		defer close(out)
-		defer func() { _ = w.Stop() }()
-		for {
-			var e jetstream.KeyValueEntry
-			select {
-			case <-ctx.Done():
-				return
-			case got, ok := <-w.Updates():
-				if !ok {
-					return
-				}
-				e = got
-			}
-			var u *LeaseUpdate
-			if e != nil {
-				u = &LeaseUpdate{Key: e.Key(), Revision: e.Revision()}
-				u.Host, u.Err = LeaseHost(e.Key())
-				switch {
-				case e.Operation() != jetstream.KeyValuePut:
-					u.Deleted = true
-				case u.Err == nil:
-					u.Lease, u.Err = DecodeLease(e.Key(), e.Value())
-				}
-			}
-			select {
-			case out <- u:
-			case <-ctx.Done():
-				return
-			}
+	return relay(ctx, w, func(e jetstream.KeyValueEntry) (*LeaseUpdate, bool) {
+		if e == nil {
+			return nil, true // the end of the initial values
 		}
-	}()
-	return out, nil
+		u := &LeaseUpdate{Key: e.Key(), Revision: e.Revision()}
+		u.Host, u.Err = LeaseHost(e.Key())
+		switch {
+		case e.Operation() != jetstream.KeyValuePut:
+			u.Deleted = true
+		case u.Err == nil:
+			u.Lease, u.Err = DecodeLease(e.Key(), e.Value())
+		}
+		return u, true
+	}), nil
 }
