@@ -95,7 +95,10 @@ func MarkLocation(dir, host string, newID func() string) (Place, error) {
 // linked is true when the error is the link's (the file was written): a
 // link refused as existing means another start's marker is in place.
 func writeMarker(root *os.Root, id string) (linked bool, err error) {
-	if err := root.Mkdir(filepath.Dir(MarkerPath), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	switch err := root.Mkdir(filepath.Dir(MarkerPath), 0o755); {
+	case err == nil:
+		ignoreMarker(root)
+	case !errors.Is(err, fs.ErrExist):
 		return false, err
 	}
 	var suffix [8]byte
@@ -117,6 +120,23 @@ func writeMarker(root *os.Root, id string) (linked bool, err error) {
 		return false, err
 	}
 	return true, root.Link(tmp, MarkerPath)
+}
+
+// markerIgnore keeps the marker out of the project's git status: it is
+// this machine's directory's identity, not the project's (a copy of it
+// elsewhere is refused as a copy).
+const markerIgnore = "# made by Stepgate: the location's identity belongs to this directory, not to the project\nlocation\nlocation.*.tmp\n.gitignore\n"
+
+// ignoreMarker writes .stepgate/.gitignore into a .stepgate/ that marking
+// made (one the project already had is left alone: it may be tracked).
+// Best effort: a location that cannot take it is marked all the same.
+func ignoreMarker(root *os.Root) {
+	f, err := root.OpenFile(filepath.Join(filepath.Dir(MarkerPath), ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(markerIgnore)
+	_ = f.Close()
 }
 
 // readMarker reads the marker: a regular file (not a link) of at most

@@ -204,8 +204,12 @@ func TestMarkLocationConcurrently(t *testing.T) {
 			}
 		}
 		left, _ := os.ReadDir(filepath.Join(dir, ".stepgate"))
-		if len(left) != 1 {
-			t.Fatalf("trial %d: .stepgate holds %d files, want the marker alone", trial, len(left))
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != ".gitignore location" {
+			t.Fatalf("trial %d: .stepgate holds %q, want the marker and its .gitignore alone", trial, names)
 		}
 	}
 }
@@ -227,5 +231,42 @@ func TestMarkLocationOneIDTwice(t *testing.T) {
 				t.Fatalf("trial %d: attempt %d: %+v, %v; attempt 0: %+v", trial, i, places[i], errs[i], places[0])
 			}
 		}
+	}
+}
+
+// Marking a git work tree leaves `git status` clean: the marker is the
+// directory's, not the project's, and a .stepgate/ it made says so in a
+// .gitignore of its own. A .stepgate/ the project had is left as it was.
+func TestMarkLocationStaysOutOfGitStatus(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: apt-get install -y git")
+	}
+	status := func(dir string) string {
+		t.Helper()
+		out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+		if err != nil {
+			t.Fatalf("git status: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	mark(t, dir)
+	if s := status(dir); s != "" {
+		t.Errorf("git status after marking the location: %q, want nothing", s)
+	}
+
+	tracked := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", tracked).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.MkdirAll(filepath.Join(tracked, ".stepgate", "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark(t, tracked)
+	if _, err := os.Stat(filepath.Join(tracked, ".stepgate", ".gitignore")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("marking wrote a .gitignore into the project's own .stepgate/: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // fleetConfig is a host's copy of the fleet's user configuration (see
-// config.FleetDoc and docs/fleet-policy.md): the last good document of the
+// config.FleetDoc and docs/guide/fleet-policy.md): the last good document of the
 // cluster's configuration bucket, kept current by a watch, so every run
 // started and every approved call resumed reads the fleet's rules of the
 // moment, without a restart.
