@@ -44,7 +44,9 @@ func TestStoppingHostHandsTheDeliveryToAnother(t *testing.T) {
 }
 
 // handOver stops a host while a receiver holds its delivery, and checks
-// that another host delivers it well within the AckWait.
+// that another host delivers it at once: with an AckWait of an hour, a
+// delivery that waited for the server to hand it out again would never
+// reach the receiver within its wait.
 func handOver(t *testing.T) {
 	s := steptest.Start(t, "")
 	h1, h2 := startHost(t, s, "h1"), startHost(t, s, "h2")
@@ -53,16 +55,12 @@ func handOver(t *testing.T) {
 	r := newReceiver(t, holdFirst(first, release))
 	hooks := []notify.Hook{{URL: r.srv.URL, Secret: secret, Events: issuedOnly}}
 	m1, m2 := newCounts(), newCounts()
-	stop1 := startDeliverer(t, s, h1, notify.Config{Hooks: hooks, Metrics: m1, Workers: 16, AttemptTimeout: 20 * time.Second})
+	stop1 := startDeliverer(t, s, h1, notify.Config{Hooks: hooks, Metrics: m1, Workers: 16, AttemptTimeout: 20 * time.Second, AckWait: time.Hour})
 	askingRun(t, h1, "p1", "ask me")
 	<-first // h1 is delivering; the receiver holds it
-	startDeliverer(t, s, h2, notify.Config{Hooks: hooks, Metrics: m2})
+	startDeliverer(t, s, h2, notify.Config{Hooks: hooks, Metrics: m2, AckWait: time.Hour})
 	stop1()
-	stopped := time.Now()
 	got := r.waitFor(t, 2)
-	if took := got[1].at.Sub(stopped); took > 5*time.Second {
-		t.Errorf("the second host delivered %s after the first stopped, want at once (the AckWait is %s)", took, notify.DefaultAckWait)
-	}
 	if got[0].header.Get(notify.HeaderDelivery) != got[1].header.Get(notify.HeaderDelivery) {
 		t.Errorf("the second host delivered %q, the first %q: want the same delivery id", got[1].header.Get(notify.HeaderDelivery), got[0].header.Get(notify.HeaderDelivery))
 	}
@@ -127,12 +125,8 @@ func TestSlowReceiverKeepsTheDeliveryAndDoesNotSlowSteps(t *testing.T) {
 	startDeliverer(t, s, h2, notify.Config{Hooks: hooks, Metrics: m2, AckWait: ackWait, AttemptTimeout: 20 * time.Second})
 	askingRun(t, h1, "p1", "ask me")
 	<-first
-	start := time.Now()
-	for i := range 3 {
+	for i := range 3 { // committed while the receiver holds a delivery: steps never wait for webhooks
 		askingRun(t, []*commands.Host{h1, h2}[i%2], "p2", "ask more") // their tickets go to the receiver too
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("3 steps took %s while a receiver held a delivery", took)
 	}
 	time.Sleep(4 * ackWait)
 	close(release)
@@ -163,16 +157,13 @@ func TestHangingReceiverIsBoundedPerAttempt(t *testing.T) {
 	m := newCounts()
 	startDeliverer(t, s, h, notify.Config{Metrics: m, Attempts: 2, Backoff: 10 * time.Millisecond, AttemptTimeout: 200 * time.Millisecond,
 		Hooks: []notify.Hook{{URL: r.srv.URL, Secret: secret, Events: issuedOnly}}})
-	start := time.Now()
 	askingRun(t, h, "p1", "ask me")
-	for m.get(&m.failed, config.EventTicketIssued) == 0 {
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("a hanging receiver was not given up on in 10s")
+	// The receiver never answers: without the attempt's timeout the
+	// delivery would never be given up on.
+	for deadline := time.Now().Add(2 * time.Minute); m.get(&m.failed, config.EventTicketIssued) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a hanging receiver was not given up on in 2 minutes")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if took := time.Since(start); took < 400*time.Millisecond || took > 5*time.Second {
-		t.Errorf("2 attempts of 200ms took %s", took)
 	}
 	if n := len(r.requests()); n != 2 {
 		t.Errorf("%d attempts reached the receiver, want 2", n)

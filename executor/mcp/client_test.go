@@ -216,10 +216,11 @@ func TestCancellationReachesTheServer(t *testing.T) {
 	set, _ := r.await(t, 0, ready)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	began := time.Now()
-	res := call(t, ctx, set, "mcp__c__slow", `{"ms":20000}`)
-	if !res.IsError || time.Since(began) > 5*time.Second {
-		t.Fatalf("cancelled slow call: %+v after %v", res, time.Since(began))
+	// The call would take an hour: only the cancellation ends it (a hang
+	// here ends at the test's own timeout).
+	res := call(t, ctx, set, "mcp__c__slow", `{"ms":3600000}`)
+	if !res.IsError {
+		t.Fatalf("cancelled slow call: %+v", res)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !slices.Contains(readLines(t, calls), "slow-cancelled") && time.Now().Before(deadline) {
