@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sync := fs.String("sync", step.SyncInterval, "storage sync: interval or always")
 	quick := fs.Bool("quick", false, "reduced size, for CI")
 	_ = fs.Bool("json", true, "print JSON lines (always on; the summary goes to stderr)")
-	dir := fs.String("dir", os.TempDir(), "where temporary data directories are made")
+	dir := fs.String("dir", "", "where temporary data directories are made (default: the system's temporary directory, $TMPDIR or /tmp)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench to this file")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -42,7 +43,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer pprof.StopCPUProfile()
 	}
 	for _, w := range names {
-		o := bench.Options{Workload: w, Sync: *sync, Quick: *quick, Dir: *dir, Stderr: stderr}
+		o := bench.Options{Workload: w, Sync: *sync, Quick: *quick, Dir: cmp.Or(*dir, os.TempDir()), Stderr: stderr}
 		if err := o.Validate(); err != nil {
 			return usageError{err.Error()}
 		}

@@ -15,7 +15,7 @@ func runGrants(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var cf connFlags
 	cf.registerClient(fs)
 	project := fs.String("project", "", "only this project's grants")
-	as := fs.String("as", defaultPrincipal(), "who revokes (recorded)")
+	as := principalFlag(fs, "who revokes (recorded)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err

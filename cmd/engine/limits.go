@@ -18,7 +18,7 @@ type stepLimits struct {
 func (l *stepLimits) register(fs *flag.FlagSet) {
 	fs.Func("max-calls", fmt.Sprintf("the most calls one step may make; a step with more is invalid_input (default %d)", commands.DefaultMaxCalls),
 		positiveInt(&l.maxCalls))
-	fs.Func("max-executions", fmt.Sprintf("the most tool calls this host runs at once, over all runs; the others queue (default 4×GOMAXPROCS, at least 64: %d here)", commands.DefaultMaxExecutions()),
+	fs.Func("max-executions", "the most tool calls this host runs at once, over all runs; the others queue (default 4×GOMAXPROCS, at least 64)",
 		positiveInt(&l.maxExecutions))
 }
 

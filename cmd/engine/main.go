@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/stepgate/stepgate/bench"
 	sgclient "github.com/stepgate/stepgate/client"
@@ -54,50 +56,66 @@ type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
 
-// verb is one CLI verb: it parses its own flags from args.
+// verb is one CLI verb: its help, and its run, which parses its own flags
+// from args.
 type verb struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	verbDoc
+	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func verbs() []verb {
-	return []verb{
-		{"serve", "run an engine host and its NATS service", runServe},
-		{"run", "drive a scripted run (one line of the script per step)", runScript},
-		{"runs", "list runs", runRuns},
-		{"locations", "list the fleet's hosts, what each holds, and where the locations of open runs are held", runLocations},
-		{"show", "show one run: every step, call, verdict, rule, ticket and result (--at STEP: every projection as it stood after a step)", runShow},
-		{"report", "write one run as a self-contained HTML page: timeline, chart, tickets, arguments and results (report RUN -o FILE.html)", runReport},
-		{"fork", "start a run from RUN's first steps, copied, not run again (fork RUN --at STEP)", runFork},
-		{"tickets", "list the confirmations waiting for a human", runTickets},
-		{"approve", "approve a ticket (--always saves it for the project; --args JSON edits the call)", runApprove},
-		{"reject", "reject a ticket (-m feedback; without it the run ends declined)", runReject},
-		{"end", "end a run that nobody will end (end RUN [--cause cancelled|completed|declined|failed] [--reason TEXT])", runEnd},
-		{"grants", "list saved approvals; grants revoke ID withdraws one", runGrants},
-		{"operator", "operator token NAME: a new token for the web app (serve --http) and the line of the user's file that declares it", runOperator},
-		{"sweep", "delete the output files whose retention has passed, now", runSweep},
-		{"recover", "settle the steps a host that is gone for good left open (recover HOST)", runRecover},
-		{"config", "config check|push|show: validate the configuration and print the effective rules and MCP servers; push a user file as the fleet's (--nats), show the fleet's", runConfig},
-		{"diff", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", runDiff},
-		{"audit", "export every decision of the log, one line each (--format jsonl|csv)", runAudit},
-		{"replay", "replay --policy FILE: re-decide recorded calls against a candidate configuration (exit 1 when a verdict changes)", runReplay},
-		{"verify", "rebuild every projection from the log and compare each with the checkpoint", runVerify},
-		{"mcp", "mcp serve: Stepgate as an MCP server (each tools/call a step through the gate); mcp ls: the location's MCP servers and their tools", runMCP},
-		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
-		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
-		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
+	v := func(name, group, summary, usage, example string, run func(context.Context, []string, io.Writer, io.Writer) error) verb {
+		return verb{verbDoc{name, group, summary, usage, example}, run}
 	}
+	const nats = " --nats nats://127.0.0.1:4222"
+	return []verb{
+		v("serve", "Run an engine", "run an engine host and its NATS service", "engine serve [--data DIR | --nats URL] [--listen HOST:PORT] [--http HOST:PORT] [--locations GLOB] [flags]", "engine serve --data ./stepgate-data --http 127.0.0.1:8080", runServe),
+		v("demo", "Run an engine", "a full run on an embedded server, across an engine restart", "engine demo", "engine demo", runDemo),
+		v("bench", "Run an engine", "run a benchmark workload (see docs/benchmarks.md)", "engine bench WORKLOAD|all [--quick] [--sync interval|always]", "engine bench w1 --quick", runBench),
+		v("run", "Drive runs", "drive a scripted run (one line of the script per step)", "engine run --script FILE [--location DIR] [--agent NAME] [--wait] [--json] [flags]", "engine run"+nats+" --script steps.jsonl --location ~/project --wait", runScript),
+		v("runs", "Drive runs", "list runs", "engine runs [--status running|awaiting|ended] [--idle D] [--json] [flags]", "engine runs"+nats+" --status running --idle 1h", runRuns),
+		v("show", "Drive runs", "show one run: every step, call, verdict, rule, ticket and result (--at STEP: every projection as it stood after a step)", "engine show RUN [--at STEP] [--json] [flags]", "engine show 01J9ZKX6W8T3M5R7N2B4C6D8EF"+nats, runShow),
+		v("end", "Drive runs", "end a run that nobody will end", "engine end RUN [--cause cancelled|completed|declined|failed] [--reason TEXT] [flags]", "engine end 01J9ZKX6W8T3M5R7N2B4C6D8EF"+nats+" --reason 'left open'", runEnd),
+		v("fork", "Drive runs", "start a run from RUN's first steps, copied, not run again", "engine fork RUN --at STEP [flags]", "engine fork 01J9ZKX6W8T3M5R7N2B4C6D8EF --at 3"+nats, runFork),
+		v("locations", "Drive runs", "list the fleet's hosts, what each holds, and where the locations of open runs are held", "engine locations [--json] [flags]", "engine locations"+nats, runLocations),
+		v("tickets", "Confirmations", "list the confirmations waiting for a human", "engine tickets [--run RUN] [--tool NAME] [--older-than D] [--all] [--json] [flags]", "engine tickets"+nats+" --tool bash", runTickets),
+		v("approve", "Confirmations", "approve a ticket (--always saves it for the project; --args JSON edits the call)", "engine approve TICKET [--always [--pattern P]] [--args JSON] [--answers JSON] [flags]", "engine approve 01J9ZKX6W8T3M5R7N2B4C6D8EF"+nats, runApprove),
+		v("reject", "Confirmations", "reject a ticket (-m feedback; without it the run ends declined)", "engine reject TICKET [-m FEEDBACK] [flags]", "engine reject 01J9ZKX6W8T3M5R7N2B4C6D8EF -m 'not on main'"+nats, runReject),
+		v("grants", "Confirmations", "list saved approvals; grants revoke ID withdraws one", "engine grants [revoke ID] [flags]", "engine grants"+nats, runGrants),
+		v("operator", "Confirmations", "a new token for the web app (serve --http) and the line of the user's file that declares it", "engine operator token NAME", "engine operator token ops-1", runOperator),
+		v("report", "Replay and debugging", "write one run as a self-contained HTML page: timeline, chart, tickets, arguments and results", "engine report RUN -o FILE.html [flags]", "engine report 01J9ZKX6W8T3M5R7N2B4C6D8EF -o run.html"+nats, runReport),
+		v("replay", "Replay and debugging", "re-decide recorded calls against a candidate configuration (exit 1 when a verdict changes)", "engine replay --policy FILE [--run RUN] [flags]", "engine replay --policy candidate.yaml"+nats, runReplay),
+		v("diff", "Replay and debugging", "compare two runs step by step: the first divergence and a summary (exit 1 when they differ)", "engine diff RUN_A RUN_B [flags]", "engine diff 01J9ZKX6W8T3M5R7N2B4C6D8EF 01J9ZKX6W8T3M5R7N2B4C6D8EG"+nats, runDiff),
+		v("audit", "Replay and debugging", "export every decision of the log, one line each", "engine audit [--format jsonl|csv] [flags]", "engine audit --format csv"+nats, runAudit),
+		v("verify", "Replay and debugging", "rebuild every projection from the log and compare each with the checkpoint", "engine verify [flags]", "engine verify --data ./stepgate-data", runVerify),
+		v("quarantine", "Replay and debugging", "list the messages of the log every fold skipped, and why", "engine quarantine [flags]", "engine quarantine"+nats, runQuarantine),
+		v("mcp", "MCP", "mcp serve: Stepgate as an MCP server (each tools/call a step through the gate); mcp ls: the location's MCP servers and their tools", "engine mcp serve|ls [flags]", "engine mcp serve"+nats+" --location ~/project", runMCP),
+		v("config", "Operations", "config check|push|show: validate the configuration and print the effective rules and MCP servers; push a user file as the fleet's (--nats), show the fleet's", "engine config check|push|show [flags]", "engine config check --location ~/project", runConfig),
+		v("sweep", "Operations", "delete the output files whose retention has passed, now", "engine sweep [flags]", "engine sweep"+nats, runSweep),
+		v("recover", "Operations", "settle the steps a host that is gone for good left open", "engine recover HOST [flags]", "engine recover old-host-1"+nats, runRecover),
+	}
+}
+
+// verbNames are the verbs' names, for suggestions.
+func verbNames() []string {
+	var names []string
+	for _, v := range verbs() {
+		names = append(names, v.name)
+	}
+	return append(names, "help")
 }
 
 // run dispatches args to a verb.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		usage(stderr)
 		if len(args) == 0 {
 			return usageError{"no verb given"}
 		}
 		return nil
+	}
+	if args[0] == "help" {
+		return runHelp(ctx, args[1:], stdout, stderr)
 	}
 	for _, v := range verbs() {
 		if v.name == args[0] {
@@ -109,22 +127,58 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDemoResume(ctx, args[1:], stdout, stderr)
 	case bench.ProcVerb:
 		return bench.Proc(ctx, args[1:], stdout, stderr)
+	case "docs-cli":
+		return runDocsCLI(ctx, args[1:], stdout, stderr)
+	}
+	if near, ok := nearest(args[0], verbNames()); ok {
+		return usageError{fmt.Sprintf("unknown verb %q: did you mean %q? (engine help lists the verbs)", args[0], near)}
 	}
 	usage(stderr)
 	return usageError{fmt.Sprintf("unknown verb %q", args[0])}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: engine <verb> [flags]   (engine <verb> -h for its flags)")
-	for _, v := range verbs() {
-		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
+// runHelp is `engine help [VERB [SUBCOMMAND] | connection]`: the verb's
+// own help, as `engine VERB -h` prints it, on stdout.
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 0:
+		usage(stdout)
+		return nil
+	case args[0] == "connection":
+		helpConnection(stdout)
+		return nil
 	}
+	if _, ok := docOf(args[0]); !ok {
+		return run(ctx, args, stdout, stderr) // the unknown verb's error and suggestion
+	}
+	err := run(ctx, append(slices.Clone(args), "-h"), stdout, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// withSuggestion adds the nearest flag's name to the flag package's
+// "flag provided but not defined: -x".
+func withSuggestion(fs *flag.FlagSet, msg string) string {
+	const undefined = "flag provided but not defined: "
+	name, ok := strings.CutPrefix(msg, undefined)
+	if !ok {
+		return msg
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near, ok := nearest(strings.TrimLeft(name, "-"), names); ok {
+		return fmt.Sprintf("%s: did you mean --%s?", msg, near)
+	}
+	return msg
 }
 
 // newFlags returns a flag set for a verb that reports errors as usage errors.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("engine "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = helpUsage(stderr, name, fs)
 	return fs
 }
 
@@ -138,7 +192,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return usageError{err.Error()}
+			return usageError{withSuggestion(fs, err.Error())}
 		}
 		if fs.NArg() == 0 {
 			break

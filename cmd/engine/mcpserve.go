@@ -7,16 +7,22 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stepgate/stepgate/cmd/engine/mcpgw"
 )
 
-// mcpVerbs are the subcommands of `engine mcp`.
+// mcpVerbs are the subcommands of `engine mcp`, documented in subDocs.
 func mcpVerbs() []verb {
-	return []verb{
-		{"serve", "serve one run as an MCP server (stdio, or streamable HTTP with --listen): each tools/call is a step through the gate", runMCPServe},
-		{"ls", "the location's MCP servers: their state, tools and effect classes, and the tools skipped", runMCPList},
+	runs := map[string]func(context.Context, []string, io.Writer, io.Writer) error{"mcp serve": runMCPServe, "mcp ls": runMCPList}
+	var vs []verb
+	for _, d := range subDocs() {
+		if r, ok := runs[d.name]; ok {
+			d.name = strings.TrimPrefix(d.name, "mcp ")
+			vs = append(vs, verb{d, r})
+		}
 	}
+	return vs
 }
 
 // runMCP is `engine mcp <subcommand>`.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -89,7 +90,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cf.registerClient(fs)
 	always := fs.Bool("always", false, "also save the approval for the project (printed: action, pattern, project)")
 	pattern := fs.String("pattern", "", "with --always: save this pattern instead of the ticket's, narrower than or equal to it and matching the call (checked by the engine)")
-	as := fs.String("as", defaultPrincipal(), "who approves (recorded)")
+	as := principalFlag(fs, "who approves (recorded)")
 	answers := fs.String("answers", "", "the answers to an input ticket (JSON)")
 	edited := fs.String("args", "", "approve the call with these arguments instead of the model's (JSON; decided again by the gate)")
 	if err := parse(fs, args); err != nil {
@@ -132,7 +133,7 @@ func runReject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var cf connFlags
 	cf.registerClient(fs)
 	msg := fs.String("m", "", "feedback for the model; without it the run ends declined")
-	as := fs.String("as", defaultPrincipal(), "who rejects (recorded)")
+	as := principalFlag(fs, "who rejects (recorded)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -177,6 +178,19 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 		p.conn = conn
 		p.step(res.Outcome)
 	}
+}
+
+// principalFlag registers --as: who answers, recorded; its default is
+// resolved when the verb runs ($USER, else "operator"), so the help is the
+// same on every machine.
+func principalFlag(fs *flag.FlagSet, usage string) *string {
+	as := new(string)
+	fs.Func("as", usage+" (default $USER, else operator)", func(v string) error {
+		*as = v
+		return nil
+	})
+	*as = defaultPrincipal()
+	return as
 }
 
 func defaultPrincipal() string {
