@@ -159,3 +159,31 @@ func TestNewRejectsBadAllowEntries(t *testing.T) {
 		}
 	}
 }
+
+func TestServeReturnsAcceptErrorAfterClosingConnections(t *testing.T) {
+	p, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(context.Background(), ln) }()
+	c := dialProxy(t, "tcp", ln.Addr().String())
+	io.WriteString(c, "GET http://a.test/ HTTP/1.1\r\n") // a handler waits for the rest
+	ln.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("serve: %v, want the accept error", err)
+		}
+	case <-time.After(hang):
+		t.Fatal("Serve did not return after its listener failed")
+	}
+	// The handler's connection was closed, not left to its idle timeout.
+	if _, err := io.ReadAll(c); err != nil && !strings.Contains(err.Error(), "reset") {
+		t.Fatalf("client read: %v", err)
+	}
+}

@@ -53,11 +53,13 @@ func New(cfg Config) (*Proxy, error) {
 // files, an aborted connection), after the same clean-up.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		cancel() // closes ln and every connection, ending their handlers
+		wg.Wait()
+	}()
 	backoff := 5 * time.Millisecond
 	for {
 		c, err := ln.Accept()
