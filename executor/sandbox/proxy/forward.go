@@ -68,6 +68,9 @@ func (p *Proxy) forward(ctx context.Context, c net.Conn, req request) bool {
 		}
 	}
 	removeHopByHop(req.Header)
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // Write would add Go's own
+	}
 	req.Close = true // one request per upstream connection
 	if err := req.Write(toUp); err != nil {
 		return p.failed(&rec, &upN, &downN, fmt.Errorf("send request: %w", err))

@@ -55,7 +55,13 @@ type upstream struct {
 // startUpstream serves name on 127.0.0.1 until the test ends.
 func startUpstream(t *testing.T, name string) *upstream {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startUpstreamAt(t, name, "127.0.0.1:0")
+}
+
+// startUpstreamAt serves name on address until the test ends.
+func startUpstreamAt(t *testing.T, name, address string) *upstream {
+	t.Helper()
+	ln, err := net.Listen("tcp", address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +69,7 @@ func startUpstream(t *testing.T, name string) *upstream {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
 		line := r.Method + " " + r.RequestURI + " host=" + r.Host
-		for _, k := range []string{"Proxy-Authorization", "Proxy-Connection", "Expect"} {
+		for _, k := range []string{"Proxy-Authorization", "Proxy-Connection", "Expect", "User-Agent"} {
 			if v := r.Header.Get(k); v != "" {
 				line += " " + k + "=" + v
 			}
