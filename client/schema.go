@@ -6,6 +6,7 @@ import (
 )
 
 //go:generate go run ./internal/schemagen/gen -dir schema
+//go:generate go run ./internal/refdoc/gen -dir ../docs/reference
 
 // Each endpoint's request and response types: the JSON Schemas under
 // schema/ are generated from them (go generate; a test fails when the
