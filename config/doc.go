@@ -29,3 +29,5 @@
 // [Secrets] at the moment of use into a [ResolvedServer] that prints only
 // the references; config resolves no secret into anything it stores.
 package config
+
+//go:generate go run ./internal/keydoc/gen -o ../docs/reference/config-keys.md

@@ -10,19 +10,34 @@ import (
 
 // document is one YAML document of a configuration file, as decoded.
 type document struct {
-	Agents         agents         `yaml:"agents"`
-	ToolOutput     toolOutput     `yaml:"tool_output"`
-	Websearch      websearch      `yaml:"websearch"`
+	// The agents and their rules: agent name → permission and ticket_ttl.
+	// Built in: build (allows all but external directories and *.env)
+	// and explore (read-only).
+	Agents agents `yaml:"agents"`
+	// Bounds on what the model reads of a tool's output; the rest is
+	// spilled to a file it can page.
+	ToolOutput toolOutput `yaml:"tool_output"`
+	// The search service behind the websearch tool.
+	Websearch websearch `yaml:"websearch"`
+	// Paths every write asks for, whatever a rule allows.
 	ProtectedPaths protectedPaths `yaml:"protected_paths"`
-	MCP            mcpSection     `yaml:"mcp"`
-	// MCPProjectServers and SecretsFile: the user's file only.
+	// MCP servers whose tools go through the gate: server name → entry.
+	MCP mcpSection `yaml:"mcp"`
+	// The servers a project's file declares that the host may start (the
+	// user's file only).
 	MCPProjectServers serverNames `yaml:"mcp_project_servers"`
-	SecretsFile       secretsFile `yaml:"secrets_file"`
-	// Notify: the user's file only (see notify.go).
+	// A YAML or JSON file of NAME: value that secret://NAME references are
+	// resolved from after the environment; relative to the user's file
+	// (the user's file only).
+	SecretsFile secretsFile `yaml:"secrets_file"`
+	// Webhooks: a list of receivers of tickets and runs' events (the
+	// user's file only).
 	Notify notifySection `yaml:"notify"`
-	// Operators: the user's file only (see operators.go).
+	// The operators of the web inbox: name → token hash (the user's file
+	// only).
 	Operators operatorsSection `yaml:"operators"`
-	// TrustedProjects: the user's file only (see trust.go).
+	// Locations whose project file layers like the user's instead of only
+	// narrowing (the user's file only).
 	TrustedProjects trustedProjects `yaml:"trusted_projects"`
 }
 
@@ -76,9 +91,14 @@ type agents []agent
 
 // agent is agents.NAME.
 type agent struct {
-	name       string
-	Permission permission  `yaml:"permission"`
-	TicketTTL  positiveTTL `yaml:"ticket_ttl"`
+	name string
+	// The agent's rules: the shorthand mapping (action: effect, or
+	// action: {resource: effect}) or a list of {action, resource, effect,
+	// ticket_ttl}; the last matching rule decides.
+	Permission permission `yaml:"permission"`
+	// How long the agent's confirmations wait, e.g. 2h; the last layer
+	// that says wins (a project's may only shorten it).
+	TicketTTL positiveTTL `yaml:"ticket_ttl"`
 }
 
 func (as *agents) decode(s state, n ast.Node) error {
@@ -110,7 +130,9 @@ func (t *positiveTTL) decode(s state, n ast.Node) error {
 
 // toolOutput is tool_output: the bounds on a tool's output.
 type toolOutput struct {
+	// The most lines of a tool's output the model reads (default 2000).
 	MaxLines positiveCount `yaml:"max_lines"`
+	// The most bytes of a tool's output the model reads (default 51200).
 	MaxBytes positiveCount `yaml:"max_bytes"`
 }
 
@@ -134,6 +156,8 @@ func (c *positiveCount) decode(s state, n ast.Node) error {
 
 // websearch is websearch: the search endpoint.
 type websearch struct {
+	// The URL that takes POST {"query", "num_results"}; set in the
+	// user's file, it installs the websearch tool.
 	Endpoint url `yaml:"endpoint"`
 }
 

@@ -78,14 +78,27 @@ func validServerName(name string) bool {
 
 // mcpEntry is mcp.NAME.
 type mcpEntry struct {
-	Command   argv         `yaml:"command"`
-	Env       stringMap    `yaml:"env"`
-	URL       serverURL    `yaml:"url"`
-	Headers   stringMap    `yaml:"headers"`
-	Trust     flag         `yaml:"trust"`
-	DenyAll   flag         `yaml:"deny_all"`
-	Allow     toolPatterns `yaml:"allow"`
-	TicketTTL positiveTTL  `yaml:"ticket_ttl"`
+	// A stdio server: the program and its arguments (not with url).
+	Command argv `yaml:"command"`
+	// A stdio server's environment: name → value, which may hold
+	// secret://NAME references (in the user's file only).
+	Env stringMap `yaml:"env"`
+	// An HTTP server's URL, http or https (not with command).
+	URL serverURL `yaml:"url"`
+	// An HTTP server's request headers: name → value, which may hold
+	// secret://NAME references (in the user's file only).
+	Headers stringMap `yaml:"headers"`
+	// true: believe the server's readOnlyHint and idempotentHint for its
+	// tools' effect classes (the user's file only; default: every tool
+	// is side-effecting).
+	Trust flag `yaml:"trust"`
+	// true: declared but not callable (in the user's file: not started).
+	DenyAll flag `yaml:"deny_all"`
+	// The server's tools that are installed, by name or wildcard (default:
+	// all).
+	Allow toolPatterns `yaml:"allow"`
+	// How long confirmations of the server's tools wait.
+	TicketTTL positiveTTL `yaml:"ticket_ttl"`
 }
 
 // check enforces the entry's shape — a stdio server (command, env) or an

@@ -83,10 +83,14 @@ func (ns *notifySection) decode(s state, n ast.Node) error {
 
 // webhookEntry is notify[i].
 type webhookEntry struct {
-	URL         webhookURL    `yaml:"url"`
-	Secret      webhookSecret `yaml:"secret"`
-	Events      webhookNames  `yaml:"events"`
-	IncludeArgs flag          `yaml:"include_args"`
+	// The receiver's URL: http or https, no credentials.
+	URL webhookURL `yaml:"url"`
+	// The key the deliveries are signed with, or secret://NAME.
+	Secret webhookSecret `yaml:"secret"`
+	// The events the receiver gets, each once (ticket_issued, …).
+	Events webhookNames `yaml:"events"`
+	// true: deliveries carry the calls' arguments.
+	IncludeArgs flag `yaml:"include_args"`
 }
 
 // webhookURL is a receiver's URL: http or https, a host, no credentials,

@@ -47,7 +47,11 @@ type operatorsSection struct {
 	ops Operators
 }
 
+// operatorEntry is operators.NAME: the operator's token, as the hex
+// SHA-256 that engine operator token prints.
 type operatorEntry struct {
+	// The hex SHA-256 of the operator's token, as engine operator token
+	// prints it.
 	TokenSHA256 plain `yaml:"token_sha256"`
 }
 

@@ -51,11 +51,16 @@ func (p *permission) add(s state, n ast.Node, action, resource, effect string) e
 	return nil
 }
 
-// rule is one rule of the list form.
+// rule is agents.NAME.permission[i]: one rule of the list form.
 type rule struct {
-	Action    plain `yaml:"action"`
-	Resource  plain `yaml:"resource"`
-	Effect    plain `yaml:"effect"`
+	// The permission the rule is about: a tool's action (read, edit, bash,
+	// external_directory, …) or "*".
+	Action plain `yaml:"action"`
+	// The pattern of what the action is on: a path, a command, "*".
+	Resource plain `yaml:"resource"`
+	// allow, ask or deny.
+	Effect plain `yaml:"effect"`
+	// For an ask rule: how long its confirmations wait.
 	TicketTTL plain `yaml:"ticket_ttl"`
 }
 

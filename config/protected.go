@@ -35,8 +35,11 @@ func DefaultProtectedPaths() []string { return []string{".stepgate/**", ".git/**
 // an error (and the agent is denied everything until it is fixed), never
 // ignored.
 type protectedPaths struct {
-	Add    pathPatterns `yaml:"add"`
-	Remove removals     `yaml:"remove"`
+	// Path patterns protected besides the defaults (.git/**, .stepgate/**).
+	Add pathPatterns `yaml:"add"`
+	// Defaults, as written, that are no longer protected (the user's file
+	// only).
+	Remove removals `yaml:"remove"`
 }
 
 func (p *protectedPaths) decode(s state, n ast.Node) error {
