@@ -10,3 +10,5 @@
 //
 // The package imports only the standard library and ULID.
 package events
+
+//go:generate go run ./internal/evdoc/gen -o ../docs/reference/events.md
