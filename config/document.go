@@ -39,6 +39,8 @@ type document struct {
 	// Locations whose project file layers like the user's instead of only
 	// narrowing (the user's file only).
 	TrustedProjects trustedProjects `yaml:"trusted_projects"`
+	// The sandbox every agent's commands run under.
+	Sandbox sandboxSection `yaml:"sandbox"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
@@ -72,6 +74,15 @@ func (d *document) apply(f *File) error {
 			f.TicketTTL[a.name] = a.TicketTTL.d
 		}
 	}
+	f.Sandbox = f.Sandbox.Over(d.Sandbox.profile())
+	for _, a := range d.Agents {
+		if sb := a.Sandbox.profile(); sb.Mode != "" || sb.Network != "" || sb.Allow != nil || sb.Writable != nil || sb.Denied != nil || sb.ReadOnly != nil {
+			if f.AgentSandbox == nil {
+				f.AgentSandbox = map[string]SandboxProfile{}
+			}
+			f.AgentSandbox[a.name] = f.AgentSandbox[a.name].Over(sb)
+		}
+	}
 	if d.ToolOutput.MaxLines.set {
 		f.MaxLines = d.ToolOutput.MaxLines.n
 	}
@@ -99,6 +110,8 @@ type agent struct {
 	// How long the agent's confirmations wait, e.g. 2h; the last layer
 	// that says wins (a project's may only shorten it).
 	TicketTTL positiveTTL `yaml:"ticket_ttl"`
+	// The sandbox of this agent's commands: the keys of sandbox, over it.
+	Sandbox sandboxSection `yaml:"sandbox"`
 }
 
 func (as *agents) decode(s state, n ast.Node) error {

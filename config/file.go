@@ -24,6 +24,10 @@ type File struct {
 	MaxLines, MaxBytes int
 	// WebsearchEndpoint is websearch.endpoint; "" when not set.
 	WebsearchEndpoint string
+	// Sandbox is the layer's sandbox section, and AgentSandbox each
+	// agent's (agents.NAME.sandbox); unset fields when it says nothing.
+	Sandbox      SandboxProfile
+	AgentSandbox map[string]SandboxProfile
 	// ProtectAdd and ProtectRemove are protected_paths.add and .remove:
 	// path patterns (see gate.MatchPath) protected in addition to the
 	// defaults, and defaults no longer protected. Only the user's file may

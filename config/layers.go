@@ -93,6 +93,9 @@ type Effective struct {
 	Rules    gate.Ruleset `json:"rules"`
 	MaxLines int          `json:"max_lines"`
 	MaxBytes int          `json:"max_bytes"`
+	// Sandbox is the profile the agent's commands run under, before the
+	// host's --sandbox floor (see [SandboxProfile.Tighten]).
+	Sandbox SandboxProfile `json:"sandbox,omitzero"`
 	// TicketTTL is how long the agent's confirmations wait (the last layer
 	// that says wins, but a project layer that narrows may only shorten
 	// it); 0 for as long as it takes.
@@ -145,8 +148,10 @@ func Resolve(agent string, layers []*File) (e Effective, ok bool) {
 		if f.narrows() {
 			e.ProjectLayer = "narrowing"
 			e.narrowBy(agent, f, ok)
+			e.Sandbox = e.Sandbox.Tighten(f.Sandbox).Tighten(f.AgentSandbox[agent])
 			continue
 		}
+		e.Sandbox = e.Sandbox.Over(f.Sandbox).Over(f.AgentSandbox[agent])
 		if rs, has := f.Agents[agent]; has {
 			ok = true
 			e.Rules = append(e.Rules, rs...)
