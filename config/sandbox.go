@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,28 +55,26 @@ func (sb *sandboxSection) profile() SandboxProfile {
 type sandboxMode struct{ plain }
 
 func (m *sandboxMode) decode(s state, n ast.Node) error {
-	if err := m.read(s, n, "want off, workspace-write or read-only"); err != nil {
-		return err
-	}
-	switch m.text {
-	case SandboxOff, SandboxWorkspaceWrite, SandboxReadOnly:
-		return nil
-	}
-	return s.fail(n, "%q: want off, workspace-write or read-only", m.text)
+	return m.oneOf(s, n, SandboxOff, SandboxWorkspaceWrite, SandboxReadOnly)
 }
 
 // networkMode is a sandbox's network: off, proxy or host.
 type networkMode struct{ plain }
 
 func (m *networkMode) decode(s state, n ast.Node) error {
-	if err := m.read(s, n, "want off, proxy or host"); err != nil {
+	return m.oneOf(s, n, NetworkOff, NetworkProxy, NetworkHost)
+}
+
+// oneOf reads n's text, which must be one of the words.
+func (p *plain) oneOf(s state, n ast.Node, words ...string) error {
+	want := "want " + strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	if err := p.read(s, n, want); err != nil {
 		return err
 	}
-	switch m.text {
-	case NetworkOff, NetworkProxy, NetworkHost:
-		return nil
+	if !slices.Contains(words, p.text) {
+		return s.fail(n, "%q: %s", p.text, want)
 	}
-	return s.fail(n, "%q: want off, proxy or host", m.text)
+	return nil
 }
 
 // hostPorts is a list of host:port, a host being a name, "*." and a name,

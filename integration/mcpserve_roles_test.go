@@ -37,25 +37,14 @@ func roleLogin(t *testing.T, dir, role, password string) []string {
 // permission the agent role lacks (it used to ask stepgate.tickets, which
 // the role denies, and stall).
 func TestMCPServeAsTheAgentRole(t *testing.T) {
-	passwords := map[string]string{"engine": "engine-pw-1", "agent": "agent-pw-2", "approver": "approver-pw-3", "operator": "operator-pw-4"}
-	for role, pw := range passwords {
-		t.Setenv("STEPGATE_"+strings.ToUpper(role)+"_PASSWORD", pw)
-	}
-	access, err := filepath.Abs(filepath.Join("..", "deploy", "access", "accounts.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newGWSetup(t) // a location with gwPolicy; its own server is not used
-	pwDir := t.TempDir()
-	addr := freeAddr(t)
-	s.url = "nats://" + addr
-	serveArgs(t, append([]string{"--data", t.TempDir(), "--listen", addr, "--host", "roles", "--auth", access},
-		roleLogin(t, pwDir, "engine", passwords["engine"])...)...)
-	approver := append([]string{"--nats", s.url}, roleLogin(t, pwDir, "approver", passwords["approver"])...)
+	s := newGWSetup(t) // a location with gwPolicy (the served engine reads it); its own server is not used
+	r := serveShippedRoles(t)
+	s.url = r.url
+	approver := r.login["approver"]
 
 	var mu sync.Mutex
 	var progress []string
-	agent := roleLogin(t, pwDir, "agent", passwords["agent"])
+	agent := r.login["agent"][2:] // goClient gives --nats
 	cs, cmd := s.goClient(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		mu.Lock()
 		progress = append(progress, r.Params.Message)
