@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/stepgate/stepgate/bench"
 	sgclient "github.com/stepgate/stepgate/client"
@@ -87,6 +88,7 @@ func verbs() []verb {
 		{"quarantine", "list the messages of the log every fold skipped, and why", runQuarantine},
 		{"demo", "a full run on an embedded server, across an engine restart", runDemo},
 		{"bench", "run a benchmark workload (see WORKLOADS.md)", runBench},
+		{"version", "print this binary's module version, commit and Go version (--json)", runVersion},
 	}
 }
 
@@ -149,12 +151,25 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, positional...))
 }
 
-// version is the module version of this build, "0.0.0-dev" for a source build (the service needs SemVer).
+// version is the module version of this build as the NATS service
+// announces it (see serviceVersion).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return serviceVersion(bi.Main.Version)
 	}
-	return "0.0.0-dev"
+	return serviceVersion("")
+}
+
+// serviceVersion is a module version as SemVer, which the NATS service
+// framework requires: without the module's leading "v" (v1.2.3 and the
+// pseudo-versions a build in a checkout gets, v0.0.0-20261202033500-abcdef012345+dirty,
+// would be refused and the host would not serve), "0.0.0-dev" for a build
+// that has none ("(devel)", "").
+func serviceVersion(module string) string {
+	if module == "" || module == "(devel)" {
+		return "0.0.0-dev"
+	}
+	return strings.TrimPrefix(module, "v")
 }
 
 // logger writes warnings and errors to stderr; STEPGATE_LOG_LEVEL (debug,
