@@ -1,0 +1,89 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// The helper's names: the engine re-executes its own binary
+// (/proc/self/exe) with one of them as arg0, so no environment variable
+// marks the helper (nothing can leak into the command).
+const (
+	stage1Name = "stepgate-sandbox"      // PID 1 of the namespaces: builds the view, reaps
+	stage2Name = "stepgate-sandbox-exec" // restricts itself and execs the command
+)
+
+// helperFailed is the helper's exit status when it failed before the
+// command ran (the message is in its report and on stderr); Wait maps it
+// to sandbox_unavailable.
+const helperFailed = 125
+
+// spec is what the helper is given (its first argument, JSON): not a
+// secret (the environment in it is already scrubbed).
+type spec struct {
+	Policy      Policy   `json:"policy"`
+	Argv        []string `json:"argv"`
+	Dir         string   `json:"dir"`
+	Env         []string `json:"env"`
+	Fault       string   `json:"fault,omitempty"` // test switch, see EnvTestFault
+	LandlockABI int      `json:"landlock_abi"`
+}
+
+// report is the helper's one line on fd 3: what it enforced just before
+// exec, or why it failed.
+type report struct {
+	Enforced *Enforced `json:"enforced,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// reportFD is the report pipe's descriptor in both stages.
+const reportFD = 3
+
+// MaybeRun runs the sandbox helper and exits when this process was
+// started as one (by Command); otherwise it returns at once. Call it
+// first thing in main, and in the TestMain of a test package that runs
+// sandboxed commands.
+func MaybeRun() {
+	if len(os.Args) < 2 {
+		return
+	}
+	switch filepath.Base(os.Args[0]) {
+	case stage1Name:
+		os.Exit(runStage(os.Args[1], stage1))
+	case stage2Name:
+		os.Exit(runStage(os.Args[1], stage2))
+	}
+}
+
+func runStage(arg string, stage func(spec) (int, error)) int {
+	var s spec
+	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+		return fail(fmt.Errorf("spec: %w", err))
+	}
+	code, err := stage(s)
+	if err != nil {
+		return fail(err)
+	}
+	return code
+}
+
+// fail reports err on the report pipe and stderr, and is helperFailed.
+func fail(err error) int {
+	writeReport(report{Error: err.Error()})
+	fmt.Fprintln(os.Stderr, "stepgate-sandbox:", err)
+	return helperFailed
+}
+
+func writeReport(r report) {
+	b, _ := json.Marshal(r)
+	f := os.NewFile(reportFD, "report")
+	if f == nil {
+		return
+	}
+	_, _ = f.Write(append(b, '\n'))
+	f.Close()
+}

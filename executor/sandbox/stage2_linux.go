@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// stage2 restricts this thread and execs the command from it: rlimits,
+// no capabilities, no_new_privs, Landlock, seccomp; then it reports what
+// it enforced and execs. Every restriction is on the thread that execs
+// (the others end with exec), so none needs the all-threads machinery
+// that cgo binaries lack. Any failure stops it before exec.
+func stage2(s spec) (int, error) {
+	runtime.LockOSThread() // never unlocked: this thread execs
+	path, err := exec.LookPath(s.Argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stepgate-sandbox: %s: command not found\n", s.Argv[0])
+		writeReport(report{Enforced: &Enforced{Mode: s.Policy.Mode, Network: s.Policy.network()}})
+		return 127, nil
+	}
+	if err := setLimits(s.Policy.Limits.withDefaults()); err != nil {
+		return 0, fmt.Errorf("rlimits: %w", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return 0, fmt.Errorf("capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("no_new_privs: %w", err)
+	}
+	abi, err := restrictLandlock(s)
+	if err != nil {
+		return 0, fmt.Errorf("landlock: %w", err)
+	}
+	if s.Fault == "seccomp" {
+		return 0, errors.New("seccomp: refused (test fault)")
+	}
+	if err := loadSeccomp(s.Policy.network() == NetHost); err != nil {
+		return 0, fmt.Errorf("seccomp: %w", err)
+	}
+	e := Enforced{Mode: s.Policy.Mode, Network: s.Policy.network(), LandlockABI: abi,
+		Namespaces: []string{"user", "mount", "pid"}, Seccomp: true}
+	if e.Network != NetHost {
+		e.Namespaces = append(e.Namespaces, "net")
+	}
+	writeReport(report{Enforced: &e})
+	err = syscall.Exec(path, s.Argv, s.Env)
+	fmt.Fprintf(os.Stderr, "stepgate-sandbox: exec %s: %v\n", path, err)
+	return 126, nil
+}
+
+func setLimits(l Limits) error {
+	for _, r := range []struct {
+		res int
+		val uint64
+	}{{unix.RLIMIT_NPROC, l.Procs}, {unix.RLIMIT_FSIZE, l.FileSize}, {unix.RLIMIT_CORE, 0}} {
+		if err := unix.Setrlimit(r.res, &unix.Rlimit{Cur: r.val, Max: r.val}); err != nil {
+			return fmt.Errorf("setrlimit %d: %w", r.res, err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities leaves the command no capability in its user
+// namespace although it runs as its uid 0: the bounding set, the ambient
+// and inheritable sets are emptied, so exec grants none.
+func dropCapabilities() error {
+	last := 40
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("drop %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear the ambient set: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
+}
+
+// restrictLandlock restricts this thread's filesystem to the view's rules
+// (read everywhere, write in /tmp, /dev/shm, the devices and, under
+// WorkspaceWrite, the writable roots), TCP to the proxy's port or none,
+// and scopes abstract unix sockets and signals to the sandbox, at the
+// best ABI of the host (go-landlock's downgrade of V11). It returns the
+// ABI used.
+func restrictLandlock(s spec) (int, error) {
+	if s.LandlockABI < 1 {
+		return 0, errors.New("not available")
+	}
+	if s.Fault == "landlock" {
+		return 0, errors.New("landlock_restrict_self: refused (test fault)")
+	}
+	all := landlock.V11
+	args := []any{all.HandledAccessFS, all.Scoped}
+	var rules []landlock.Rule
+	switch s.Policy.network() {
+	case NetOff:
+		args = append(args, all.HandledAccessNet)
+	case NetProxy:
+		args = append(args, all.HandledAccessNet)
+		if port := proxyPort(s.Env); port > 0 {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
+	}
+	cfg, err := landlock.NewConfig(args...)
+	if err != nil {
+		return 0, err
+	}
+	rules = append(rules,
+		landlock.RODirs("/"),
+		landlock.RWDirs("/tmp", "/dev/shm").WithRefer(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").WithIoctlDev(),
+	)
+	if s.Policy.Mode == WorkspaceWrite {
+		roots := append([]string{s.Policy.Location}, s.Policy.Writable...)
+		rules = append(rules, landlock.RWDirs(roots...).WithRefer().IgnoreIfMissing())
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
+		return 0, err
+	}
+	if fd < 0 {
+		return 0, errors.New("no ruleset (Landlock not enforced)")
+	}
+	defer unix.Close(fd)
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return 0, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return min(s.LandlockABI, maxLandlockABI), nil
+}
+
+// proxyPort is the relay's port from the proxy variables.
+func proxyPort(env []string) uint16 {
+	v := envValue(env, "HTTP_PROXY")
+	_, port, ok := strings.Cut(strings.TrimPrefix(v, "http://"), ":")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return 0
+	}
+	return uint16(n)
+}
