@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -110,6 +111,8 @@ func attacks(name string, a []string) (string, error) {
 		}
 		line, err := bufio.NewReader(c).ReadString('\n')
 		return fmt.Sprintf("%q", line), err
+	case "proxy": // dial the proxy the environment names
+		return attacks("dial", []string{"tcp", strings.TrimPrefix(os.Getenv("HTTP_PROXY"), "http://")})
 	case "ping":
 		return ping()
 	case "io_uring":

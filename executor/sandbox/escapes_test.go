@@ -29,7 +29,9 @@ func escapes() []escape {
 			worked:  func(w *world, _ string) bool { return fileHas(w.etc, "pwned") },
 			refused: "Read-only file system"},
 		{name: "write-var-tmp",
-			argv: func(w *world) []string { return sh("f=/var/tmp/stepgate-escape-$$; echo pwned > $f && echo ok && rm $f") },
+			argv: func(w *world) []string {
+				return sh("f=/var/tmp/stepgate-escape-$$; echo pwned > $f && echo ok && rm $f")
+			},
 			refused: "Read-only file system"},
 		{name: "write-dev-shm",
 			argv:    func(w *world) []string { return []string{w.attack, "write", w.shm} },
@@ -108,7 +110,7 @@ func escapes() []escape {
 		{name: "tcp-ipv6", argv: func(w *world) []string { return []string{w.attack, "dial", "tcp6", w.dial["tcp6"]} },
 			worked: hit("tcp6"), refused: "socket: operation not permitted"},
 		{name: "udp", argv: func(w *world) []string { return []string{w.attack, "dial", "udp", w.dial["udp"]} },
-			worked: func(w *world, out string) bool { return strings.HasPrefix(out, "ok") },
+			worked:  func(w *world, out string) bool { return strings.HasPrefix(out, "ok") },
 			refused: "socket: operation not permitted"},
 		{name: "icmp-ping", root: true, argv: a("ping"), refused: "socket: operation not permitted"},
 		{name: "bash-dev-tcp",

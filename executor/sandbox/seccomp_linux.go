@@ -31,14 +31,14 @@ var deniedSyscalls = []string{
 // but AF_UNIX unless the network is the host's (EPERM each), and clone3
 // ENOSYS (its flags are in memory no filter can read; the C library then
 // falls back to clone, which is checked).
-func seccompPolicy(hostNet bool) seccomp.Policy {
+func seccompPolicy(inet bool) seccomp.Policy {
 	eperm := seccomp.ActionErrno
 	enosys := seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	withArgs := []seccomp.NameWithConditions{
 		{Name: "unshare", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}},
 		{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}},
 	}
-	if !hostNet {
+	if !inet {
 		withArgs = append(withArgs, seccomp.NameWithConditions{Name: "socket",
 			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}}})
 	}
@@ -58,8 +58,8 @@ func seccompPolicy(hostNet bool) seccomp.Policy {
 // EPERM, compared on the low 32 bits of the request as the kernel reads
 // it (the library compares all 64, which a request with high bits set
 // would pass).
-func loadSeccomp(hostNet bool) error {
-	p := seccompPolicy(hostNet)
+func loadSeccomp(inet bool) error {
+	p := seccompPolicy(inet)
 	insts, err := p.Assemble()
 	if err != nil {
 		return fmt.Errorf("assemble: %w", err)

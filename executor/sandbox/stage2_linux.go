@@ -44,7 +44,7 @@ func stage2(s spec) (int, error) {
 	if s.Fault == "seccomp" {
 		return 0, errors.New("seccomp: refused (test fault)")
 	}
-	if err := loadSeccomp(s.Policy.network() == NetHost); err != nil {
+	if err := loadSeccomp(s.Policy.network() != NetOff); err != nil {
 		return 0, fmt.Errorf("seccomp: %w", err)
 	}
 	e := Enforced{Mode: s.Policy.Mode, Network: s.Policy.network(), LandlockABI: abi,

@@ -193,4 +193,3 @@ func fileHas(path, s string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(b), s)
 }
-
