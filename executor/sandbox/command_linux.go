@@ -156,6 +156,10 @@ func (c *Cmd) CombinedOutput() ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// Sandboxed reports whether the command runs in the sandbox (its policy's
+// mode is not Off).
+func (c *Cmd) Sandboxed() bool { return c.report != nil || c.reportW != nil || c.enforced.Mode != Off }
+
 // Enforced is what was enforced, once Wait has returned; under Off it is
 // Mode Off and the host's network.
 func (c *Cmd) Enforced() Enforced { return c.enforced }

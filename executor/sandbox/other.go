@@ -36,6 +36,9 @@ func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error
 	return &Cmd{Cmd: c, enforced: Enforced{Mode: Off, Network: NetHost}}, nil
 }
 
+// Sandboxed is false: off Linux nothing is.
+func (c *Cmd) Sandboxed() bool { return false }
+
 // Enforced is Mode Off.
 func (c *Cmd) Enforced() Enforced { return c.enforced }
 

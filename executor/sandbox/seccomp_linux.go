@@ -27,8 +27,9 @@ var deniedSyscalls = []string{
 }
 
 // seccompPolicy is the filter: the denied syscalls, unshare and clone of a
-// new user namespace, socket() of any family
-// but AF_UNIX unless the network is the host's (EPERM each), and clone3
+// new user namespace, socket() of any family but AF_UNIX unless inet is
+// allowed (NetHost; NetProxy, whose namespace has only loopback and the
+// relay, Landlock holding TCP to the relay's port) (EPERM each), and clone3
 // ENOSYS (its flags are in memory no filter can read; the C library then
 // falls back to clone, which is checked).
 func seccompPolicy(inet bool) seccomp.Policy {
