@@ -7,15 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // The helper's names: the engine re-executes its own binary
 // (/proc/self/exe) with one of them as arg0, so no environment variable
 // marks the helper (nothing can leak into the command).
-const (
-	stage1Name = "stepgate-sandbox"      // PID 1 of the namespaces: builds the view, reaps
-	stage2Name = "stepgate-sandbox-exec" // restricts itself and execs the command
-)
+const stage1Name = "stepgate-sandbox" // PID 1 of the namespaces: builds the view, starts the command, reaps
 
 // helperFailed is the helper's exit status when it failed before the
 // command ran (the message is in its report and on stderr); Wait maps it
@@ -40,7 +38,7 @@ type report struct {
 	Error    string    `json:"error,omitempty"`
 }
 
-// reportFD is the report pipe's descriptor in both stages.
+// reportFD is the report pipe's descriptor in the helper.
 const reportFD = 3
 
 // MaybeRun runs the sandbox helper and exits when this process was
@@ -51,11 +49,11 @@ func MaybeRun() {
 	if len(os.Args) < 2 {
 		return
 	}
-	switch filepath.Base(os.Args[0]) {
-	case stage1Name:
+	if filepath.Base(os.Args[0]) == stage1Name {
+		// The main goroutine stays on the main thread, which is restricted
+		// and starts the command.
+		runtime.LockOSThread()
 		os.Exit(runStage(os.Args[1], stage1))
-	case stage2Name:
-		os.Exit(runStage(os.Args[1], stage2))
 	}
 }
 

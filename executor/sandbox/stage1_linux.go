@@ -1,21 +1,24 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // stage1 is PID 1 of the sandbox's namespaces: it builds the view, brings
-// loopback up, starts the proxy relay (NetProxy), starts stage 2 in a new
-// session and reaps every process until stage 2's ends, whose status is
-// its own. When it exits the kernel kills what is left in the PID
-// namespace; it dies with the engine (Pdeathsig).
+// loopback up, starts the proxy relay (NetProxy), restricts its main
+// thread (restrictThread), reports, starts the command from that thread in
+// a new session (no TIOCSTI into the engine's terminal) and reaps every
+// process until the command's ends, whose status is its own. When it
+// exits the kernel kills what is left in the PID namespace; it dies with
+// the engine (Pdeathsig).
 func stage1(s spec) (int, error) {
 	if err := buildView(s); err != nil {
 		return 0, err
@@ -25,6 +28,10 @@ func stage1(s spec) (int, error) {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 0, fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
 	}
+	// The command may signal its PID 1; ignored signals do not reach it
+	// (SIGKILL from inside the namespace never does).
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2,
+		syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
 	if s.Policy.network() != NetHost {
 		if err := loopbackUp(); err != nil {
 			return 0, fmt.Errorf("loopback: %w", err)
@@ -37,19 +44,23 @@ func stage1(s spec) (int, error) {
 		}
 		s.Env = append(s.Env, proxyEnv(addr)...)
 	}
-	b, err := json.Marshal(s)
+	path, err := exec.LookPath(s.Argv[0])
+	if err != nil {
+		return 0, fmt.Errorf("%s: command not found in the sandbox: %w", s.Argv[0], err)
+	}
+	e, err := restrictThread(s)
 	if err != nil {
 		return 0, err
 	}
-	rep := os.NewFile(reportFD, "report")
-	p, err := os.StartProcess("/proc/self/exe", []string{stage2Name, string(b)}, &os.ProcAttr{
-		Dir: s.Dir, Env: s.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, rep},
+	writeReport(report{Enforced: &e})
+	p, err := os.StartProcess(path, s.Argv, &os.ProcAttr{
+		Dir: s.Dir, Env: s.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		return 0, fmt.Errorf("start stage 2 in %s: %w", s.Dir, err)
+		fmt.Fprintf(os.Stderr, "stepgate-sandbox: %v\n", err)
+		return 127, nil
 	}
-	rep.Close()
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, 0, nil)

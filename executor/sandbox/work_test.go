@@ -168,3 +168,19 @@ func exitStatus(err error) int {
 	}
 	return -1
 }
+
+// TestHelperOutOfReach: the sandbox's PID 1, the helper, is not the
+// command's to read or stop: its /proc entries are closed (not dumpable)
+// and the signals the command may send it are ignored.
+func TestHelperOutOfReach(t *testing.T) {
+	canSandbox(t)
+	w := newWorld(t, attackBinary(t))
+	script := "cat /proc/1/environ; ls /proc/1/root/; kill -TERM 1; kill -QUIT 1; kill -HUP 1; echo alive"
+	c, err := sandbox.Command(w.policy(), sh(script), w.loc, w.environ())
+	must(t, err)
+	out, err := c.CombinedOutput()
+	s := string(out)
+	if err != nil || !strings.HasSuffix(s, "alive\n") || strings.Count(s, "Permission denied") != 2 || strings.Contains(s, "goroutine") {
+		t.Fatalf("%v:\n%s", err, s)
+	}
+}

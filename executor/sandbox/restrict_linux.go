@@ -4,58 +4,47 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
-// stage2 restricts this thread and execs the command from it: rlimits,
-// no capabilities, no_new_privs, Landlock, seccomp; then it reports what
-// it enforced and execs. Every restriction is on the thread that execs
-// (the others end with exec), so none needs the all-threads machinery
-// that cgo binaries lack. Any failure stops it before exec.
-func stage2(s spec) (int, error) {
-	runtime.LockOSThread() // never unlocked: this thread execs
-	path, err := exec.LookPath(s.Argv[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "stepgate-sandbox: %s: command not found\n", s.Argv[0])
-		writeReport(report{Enforced: &Enforced{Mode: s.Policy.Mode, Network: s.Policy.network()}})
-		return 127, nil
-	}
+// restrictThread restricts the calling thread, locked to its goroutine,
+// which then starts the command (a child inherits the thread's
+// credentials, Landlock domain and seccomp filter): rlimits, no
+// capabilities, no_new_privs, Landlock, seccomp. Every restriction is on
+// this one thread, so none needs the all-threads machinery that cgo
+// binaries lack, and stage 1's other threads (the proxy relay) keep
+// working. It returns what it enforced.
+func restrictThread(s spec) (Enforced, error) {
 	if err := setLimits(s.Policy.Limits.withDefaults()); err != nil {
-		return 0, fmt.Errorf("rlimits: %w", err)
+		return Enforced{}, fmt.Errorf("rlimits: %w", err)
 	}
 	if err := dropCapabilities(); err != nil {
-		return 0, fmt.Errorf("capabilities: %w", err)
+		return Enforced{}, fmt.Errorf("capabilities: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return 0, fmt.Errorf("no_new_privs: %w", err)
+		return Enforced{}, fmt.Errorf("no_new_privs: %w", err)
 	}
 	abi, err := restrictLandlock(s)
 	if err != nil {
-		return 0, fmt.Errorf("landlock: %w", err)
+		return Enforced{}, fmt.Errorf("landlock: %w", err)
 	}
 	if s.Fault == "seccomp" {
-		return 0, errors.New("seccomp: refused (test fault)")
+		return Enforced{}, errors.New("seccomp: refused (test fault)")
 	}
 	if err := loadSeccomp(s.Policy.network() != NetOff); err != nil {
-		return 0, fmt.Errorf("seccomp: %w", err)
+		return Enforced{}, fmt.Errorf("seccomp: %w", err)
 	}
 	e := Enforced{Mode: s.Policy.Mode, Network: s.Policy.network(), LandlockABI: abi,
 		Namespaces: []string{"user", "mount", "pid"}, Seccomp: true}
 	if e.Network != NetHost {
 		e.Namespaces = append(e.Namespaces, "net")
 	}
-	writeReport(report{Enforced: &e})
-	err = syscall.Exec(path, s.Argv, s.Env)
-	fmt.Fprintf(os.Stderr, "stepgate-sandbox: exec %s: %v\n", path, err)
-	return 126, nil
+	return e, nil
 }
 
 func setLimits(l Limits) error {
@@ -107,20 +96,16 @@ func restrictLandlock(s spec) (int, error) {
 		return 0, errors.New("landlock_restrict_self: refused (test fault)")
 	}
 	all := landlock.V11
-	args := []any{all.HandledAccessFS, all.Scoped}
+	cfg := landlock.Config{HandledAccessFS: all.HandledAccessFS, Scoped: all.Scoped}
 	var rules []landlock.Rule
 	switch s.Policy.network() {
 	case NetOff:
-		args = append(args, all.HandledAccessNet)
+		cfg.HandledAccessNet = all.HandledAccessNet
 	case NetProxy:
-		args = append(args, all.HandledAccessNet)
+		cfg.HandledAccessNet = all.HandledAccessNet
 		if port := proxyPort(s.Env); port > 0 {
 			rules = append(rules, landlock.ConnectTCP(port))
 		}
-	}
-	cfg, err := landlock.NewConfig(args...)
-	if err != nil {
-		return 0, err
 	}
 	rules = append(rules,
 		landlock.RODirs("/"),
