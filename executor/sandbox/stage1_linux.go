@@ -45,8 +45,9 @@ func stage1(s spec) (int, error) {
 		s.Env = append(s.Env, proxyEnv(addr)...)
 	}
 	path, err := exec.LookPath(s.Argv[0])
-	if err != nil {
-		return 0, fmt.Errorf("%s: command not found in the sandbox: %w", s.Argv[0], err)
+	if err != nil { // the command's own failure, as a shell reports it
+		fmt.Fprintf(os.Stderr, "stepgate-sandbox: %s: command not found\n", s.Argv[0])
+		return 127, nil
 	}
 	e, err := restrictThread(s)
 	if err != nil {

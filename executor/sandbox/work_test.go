@@ -184,3 +184,16 @@ func TestHelperOutOfReach(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, s)
 	}
 }
+
+// TestCommandNotFound: a command the view does not have is the command's
+// failure (127), not the sandbox's.
+func TestCommandNotFound(t *testing.T) {
+	canSandbox(t)
+	loc := t.TempDir()
+	c, err := sandbox.Command(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}, []string{"no-such-command-x"}, loc, os.Environ())
+	must(t, err)
+	out, err := c.CombinedOutput()
+	if exitStatus(err) != 127 || !strings.Contains(string(out), "no-such-command-x: command not found") {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
