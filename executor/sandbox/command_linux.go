@@ -34,6 +34,9 @@ type Cmd struct {
 	policy   Policy
 	report   *os.File // read end of the helper's report pipe; nil under Off
 	reportW  *os.File
+	spec     []byte // the helper's spec, written on its spec pipe once it starts
+	specR    *os.File
+	specW    *os.File
 	enforced Enforced
 }
 
@@ -75,8 +78,14 @@ func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error
 	if err != nil {
 		return nil, fmt.Errorf("sandbox report pipe: %w", err)
 	}
-	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{stage1Name, string(b)}, Dir: "/",
-		Env: s.Env, ExtraFiles: []*os.File{w}}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sandbox spec pipe: %w", err)
+	}
+	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{stage1Name, specArg}, Dir: "/",
+		Env: s.Env, ExtraFiles: []*os.File{w, sr}}
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if p.network() != NetHost {
 		flags |= syscall.CLONE_NEWNET
@@ -88,7 +97,7 @@ func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error
 		Pdeathsig:   syscall.SIGKILL,
 		Setpgid:     true,
 	}
-	return &Cmd{Cmd: c, policy: p, report: r, reportW: w}, nil
+	return &Cmd{Cmd: c, policy: p, report: r, reportW: w, spec: b, specR: sr, specW: sw}, nil
 }
 
 // Start starts the command; a sandbox the kernel refuses to create (a
@@ -97,7 +106,12 @@ func (c *Cmd) Start() error {
 	err := c.Cmd.Start()
 	if c.reportW != nil {
 		c.reportW.Close()
-		c.reportW = nil
+		c.specR.Close()
+		c.reportW, c.specR = nil, nil
+		go func(w *os.File, b []byte) { // the pipe holds 64 KiB; a longer spec waits for the helper
+			_, _ = w.Write(b)
+			w.Close()
+		}(c.specW, c.spec)
 	}
 	if err != nil && c.report != nil {
 		c.report.Close()

@@ -4,24 +4,30 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 )
 
-// The helper's names: the engine re-executes its own binary
-// (/proc/self/exe) with one of them as arg0, so no environment variable
-// marks the helper (nothing can leak into the command).
-const stage1Name = "stepgate-sandbox" // PID 1 of the namespaces: builds the view, starts the command, reaps
+// The helper's name: the engine re-executes its own binary
+// (/proc/self/exe) with it as arg0 and specArg as its argument, so no
+// environment variable marks the helper (nothing can leak into the
+// command).
+const (
+	stage1Name = "stepgate-sandbox" // PID 1 of the namespaces: builds the view, starts the command, reaps
+	specArg    = "--spec-fd=4"
+)
 
 // helperFailed is the helper's exit status when it failed before the
 // command ran (the message is in its report and on stderr); Wait maps it
 // to sandbox_unavailable.
 const helperFailed = 125
 
-// spec is what the helper is given (its first argument, JSON): not a
-// secret (the environment in it is already scrubbed).
+// spec is what the helper is given, JSON on its spec pipe (fd 4; an
+// argument could not hold a long command): not a secret (the
+// environment in it is already scrubbed).
 type spec struct {
 	Policy      Policy   `json:"policy"`
 	Argv        []string `json:"argv"`
@@ -38,29 +44,41 @@ type report struct {
 	Error    string    `json:"error,omitempty"`
 }
 
-// reportFD is the report pipe's descriptor in the helper.
-const reportFD = 3
+// The helper's pipes: its report (written) and its spec (read).
+const (
+	reportFD = 3
+	specFD   = 4
+)
 
 // MaybeRun runs the sandbox helper and exits when this process was
 // started as one (by Command); otherwise it returns at once. Call it
 // first thing in main, and in the TestMain of a test package that runs
 // sandboxed commands.
 func MaybeRun() {
-	if len(os.Args) < 2 {
+	if len(os.Args) != 2 || os.Args[1] != specArg {
 		return
 	}
 	if filepath.Base(os.Args[0]) == stage1Name {
 		// The main goroutine stays on the main thread, which is restricted
 		// and starts the command.
 		runtime.LockOSThread()
-		os.Exit(runStage(os.Args[1], stage1))
+		os.Exit(runStage(stage1))
 	}
 }
 
-func runStage(arg string, stage func(spec) (int, error)) int {
+func runStage(stage func(spec) (int, error)) int {
+	f := os.NewFile(specFD, "spec")
+	if f == nil {
+		return fail(errors.New("no spec pipe"))
+	}
 	var s spec
-	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+	err := json.NewDecoder(f).Decode(&s)
+	f.Close()
+	if err != nil {
 		return fail(fmt.Errorf("spec: %w", err))
+	}
+	if len(s.Argv) == 0 {
+		return fail(errors.New("spec: no command"))
 	}
 	code, err := stage(s)
 	if err != nil {

@@ -197,3 +197,18 @@ func TestCommandNotFound(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 }
+
+// TestLongCommand: a command longer than a pipe holds (64 KiB) reaches
+// the helper whole (bash's own argument stays under 128 KiB, the kernel's
+// limit for one argument, sandboxed or not).
+func TestLongCommand(t *testing.T) {
+	canSandbox(t)
+	loc := t.TempDir()
+	script := "x='" + strings.Repeat("a", 100<<10) + "'; echo ${#x}"
+	c, err := sandbox.Command(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}, []string{"bash", "-c", script}, loc, os.Environ())
+	must(t, err)
+	out, err := c.CombinedOutput()
+	if err != nil || string(out) != "102400\n" {
+		t.Fatalf("%v: %.200s", err, out)
+	}
+}
