@@ -212,3 +212,31 @@ func TestLongCommand(t *testing.T) {
 		t.Fatalf("%v: %.200s", err, out)
 	}
 }
+
+// TestNetHost: with the host's network the command reaches the host's
+// listeners (what the profile asks), while Landlock still keeps it from
+// the host's abstract unix sockets (ABI 6 and later), which share the
+// network namespace.
+func TestNetHost(t *testing.T) {
+	canSandbox(t)
+	if sandbox.Probe().LandlockABI < 6 {
+		t.Skip("Landlock ABI < 6: abstract sockets are not scoped")
+	}
+	w := newWorld(t, attackBinary(t))
+	p := w.policy()
+	p.Network = sandbox.NetHost
+	c, err := sandbox.Command(p, []string{w.attack, "dial", "tcp", w.dial["tcp"]}, w.loc, w.environ())
+	must(t, err)
+	if out, err := c.CombinedOutput(); err != nil || w.hits["tcp"].Load() != 1 {
+		t.Fatalf("host network: %v %s", err, out)
+	}
+	if e := c.Enforced(); e.Network != sandbox.NetHost || slices.Contains(e.Namespaces, "net") {
+		t.Fatalf("enforced %+v", e)
+	}
+	c, err = sandbox.Command(p, []string{w.attack, "dial", "unix", w.dial["abstract"]}, w.loc, w.environ())
+	must(t, err)
+	out, _ := c.CombinedOutput()
+	if w.hits["abstract"].Load() != 0 || !strings.Contains(string(out), "connect: operation not permitted") {
+		t.Fatalf("abstract socket under the host's network: %s", out)
+	}
+}
