@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox_test
 
 import (
@@ -14,7 +16,7 @@ import (
 	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
-func canSandbox(t *testing.T) {
+func canSandbox(t testing.TB) {
 	t.Helper()
 	if h := sandbox.Probe(); h.LandlockABI < 1 || !h.UserNS {
 		t.Skipf("this host cannot sandbox: %+v", h)
