@@ -28,7 +28,10 @@ type scripted struct {
 
 func (s *scripted) Name() string { return "scripted" }
 
-func (s *scripted) Next(_ context.Context, req model.Request) (model.Turn, error) {
+func (s *scripted) Next(ctx context.Context, req model.Request) (model.Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Turn{}, err // a provider sends nothing on an ended context
+	}
 	s.mu.Lock()
 	s.sent = append(s.sent, req)
 	s.mu.Unlock()

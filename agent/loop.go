@@ -59,10 +59,13 @@ func (c *Config) sleep(ctx context.Context, d time.Duration) error {
 	return sleepCtx(ctx, d)
 }
 
-func (c *Config) pause(ctx context.Context, point string) {
+// pause calls Pause at point; it returns ctx's error once ctx ended (the
+// process is stopping: nothing more is sent).
+func (c *Config) pause(ctx context.Context, point string) error {
 	if c.Pause != nil {
 		c.Pause(ctx, point)
 	}
+	return ctx.Err()
 }
 
 // StartRequest is a new run a model drives.
@@ -172,6 +175,9 @@ func (l *loop) reload(ctx context.Context) error {
 // drive moves the run on, phase by phase, until it ends or stops.
 func (l *loop) drive(ctx context.Context) (*Result, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err // the run stays where the log has it, for a resume
+		}
 		var err error
 		switch l.st.Phase {
 		case Ended:

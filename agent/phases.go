@@ -38,7 +38,9 @@ func (l *loop) last() *model.Exchange {
 // turn asks the model for the next turn and records it: the turn is in the
 // log before any of its calls is decided.
 func (l *loop) turn(ctx context.Context) error {
-	l.cfg.pause(ctx, "before-request")
+	if err := l.cfg.pause(ctx, "before-request"); err != nil {
+		return err
+	}
 	cat, err := l.cfg.API.Materialize(ctx, client.MaterializeRequest{Run: l.run})
 	if err != nil {
 		if movedOn(err) {
@@ -60,7 +62,9 @@ func (l *loop) turn(ctx context.Context) error {
 	}
 	n := l.st.Turns + 1
 	t = withIDs(n, t)
-	l.cfg.pause(ctx, "after-response")
+	if err := l.cfg.pause(ctx, "after-response"); err != nil {
+		return err // the response is lost with the process: its request is sent again on resume
+	}
 	if _, err := l.cfg.API.RecordTurn(ctx, client.RecordTurnRequest{Run: l.run, Turn: turnEvent(n, t)}); err != nil {
 		if movedOn(err) {
 			return errMovedOn
@@ -74,8 +78,7 @@ func (l *loop) turn(ctx context.Context) error {
 	if len(t.Calls) == 0 {
 		l.st.Phase = Finished
 	}
-	l.cfg.pause(ctx, "after-turn")
-	return nil
+	return l.cfg.pause(ctx, "after-turn")
 }
 
 // submit submits the last turn's calls as the step of its number.
@@ -106,8 +109,7 @@ func (l *loop) results(ctx context.Context, t model.Turn, out *client.StepOutcom
 	l.last().Results = res
 	l.cfg.Out.Step(out)
 	l.st.Phase = NeedTurn
-	l.cfg.pause(ctx, "after-step")
-	return nil
+	return l.cfg.pause(ctx, "after-step")
 }
 
 // await waits for the last step's tickets to be answered, or stops at
