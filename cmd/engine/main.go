@@ -65,6 +65,7 @@ func verbs() []verb {
 	return []verb{
 		{"serve", "run an engine host and its NATS service", runServe},
 		{"run", "drive a scripted run (one line of the script per step)", runScript},
+		{"agent", "a model drives a run through the gate (agent --provider openai|openai-responses|anthropic --model NAME \"TASK\"; --resume RUN goes on)", runAgent},
 		{"runs", "list runs", runRuns},
 		{"locations", "list the fleet's hosts, what each holds, and where the locations of open runs are held", runLocations},
 		{"show", "show one run: every step, call, verdict, rule, ticket and result (--at STEP: every projection as it stood after a step)", runShow},
