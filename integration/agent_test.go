@@ -144,7 +144,7 @@ func TestAgentKeyIsNeverStoredOrShown(t *testing.T) {
 	p.mu.Unlock()
 	scanned := map[string]string{
 		"agent stdout": string(out), "agent stderr": p.stderr.String(), "serve stderr": srv.stderr.String(),
-		"show": engine(t, "show", run, "--json", "--nats", url) + engine(t, "show", run, "--nats", url),
+		"show":   engine(t, "show", run, "--json", "--nats", url) + engine(t, "show", run, "--nats", url),
 		"report": string(reportBytes),
 	}
 	for what, s := range scanned {
