@@ -23,6 +23,10 @@ const (
 	OnAskExit
 )
 
+// maxReloads bounds the reloads in a row after the engine refused a move
+// (see errMovedOn).
+const maxReloads = 8
+
 // DefaultMaxSteps bounds a run's steps when Config.MaxSteps is 0.
 const DefaultMaxSteps = 50
 
@@ -174,6 +178,7 @@ func (l *loop) reload(ctx context.Context) error {
 
 // drive moves the run on, phase by phase, until it ends or stops.
 func (l *loop) drive(ctx context.Context) (*Result, error) {
+	reloads := 0 // reloads in a row: the log disagreeing with itself must not spin
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err // the run stays where the log has it, for a resume
@@ -199,11 +204,16 @@ func (l *loop) drive(ctx context.Context) (*Result, error) {
 		case errors.As(err, &pe):
 			return l.end(ctx, events.CauseFailed, pe.msg, err)
 		case errors.Is(err, errMovedOn):
+			if reloads++; reloads > maxReloads {
+				return nil, fmt.Errorf("run %s: the engine refused the loop's next move %d times in a row, the log read again each time (is another process driving the run?): %w", l.run, reloads, err)
+			}
 			if err := l.reload(ctx); err != nil {
 				return nil, err
 			}
 		case err != nil:
 			return nil, err
+		default:
+			reloads = 0
 		}
 	}
 }

@@ -162,3 +162,36 @@ func fileLines(t *testing.T, path string) []string {
 	}
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 }
+
+// find returns the first event of the kind so far, or nil.
+func (p *agentProc) find(kind string) map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ev := range p.events {
+		if ev["event"] == kind {
+			return ev
+		}
+	}
+	return nil
+}
+
+// wait waits for the next event, the end of output, or d.
+func (p *agentProc) wait(d time.Duration) {
+	select {
+	case <-p.more:
+	case <-p.done:
+	case <-time.After(d):
+	}
+}
+
+// ended waits up to d (or the next event) and reports whether the
+// process's output has ended.
+func (p *agentProc) ended(d time.Duration) bool {
+	p.wait(d)
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
