@@ -225,4 +225,3 @@ func writeResponses(w http.ResponseWriter, req Request, t model.Turn) {
 	}
 	ev("response.completed", map[string]any{"response": responseObject(req, t, true)})
 }
-

@@ -59,7 +59,6 @@ func Fail(f Fault) Script {
 	return func(Request) (model.Turn, *Fault) { return model.Turn{}, &f }
 }
 
-
 // WriteThenBash is the task of the acceptance test in two turns: the first
 // calls write to create path with content, the second (once write's result
 // is back) calls bash to run command, the third answers with text naming
