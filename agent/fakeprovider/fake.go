@@ -43,6 +43,9 @@ type Config struct {
 	// Script answers each request; nil answers every request with the
 	// text "ok".
 	Script Script
+	// Replay, when set and answering true, answers a request with a
+	// recorded body instead of the script's turn.
+	Replay func(Request) (Recording, bool)
 	// Model is the model name the responses report when the request names
 	// none.
 	Model string
@@ -153,6 +156,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *Recorded) in
 		return writeFault(w, rec.API, *f)
 	}
 	rec.Stream, rec.Conversation, rec.Key = req.Stream, req.Conversation, ConversationKey(req.Conversation)
+	if s.cfg.Replay != nil {
+		if rec, ok := s.cfg.Replay(req); ok {
+			writeRecording(w, rec)
+			return http.StatusOK
+		}
+	}
 	turn, fault := s.cfg.Script(req)
 	if fault != nil {
 		return writeFault(w, rec.API, *fault)
