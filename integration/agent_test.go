@@ -2,8 +2,10 @@ package integration
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,4 +175,66 @@ func TestAgentKeyIsNeverStoredOrShown(t *testing.T) {
 	if !found {
 		t.Error("the task is nowhere in the data directory: the scan does not see the stream")
 	}
+}
+
+// On an embedded engine (--data) no other process can answer a ticket
+// while engine agent holds the data directory, so it stops at the ticket
+// (exit code 3) by default; engine approve --data answers it (and runs the
+// call); engine agent --data --resume RUN, with the run's own provider,
+// model and base URL, finishes. --on-ask wait on --data without --listen
+// is refused as a usage error.
+func TestAgentOnAnEmbeddedEngine(t *testing.T) {
+	data := t.TempDir()
+	ws := agentWorkspace(t, true)
+	f := writeAndRun(t)
+	base := []string{"--data", data, "--provider", "openai", "--model", "fake", "--base-url", f.url()}
+	refused := startAgent(t, nil, append(base, "--location", ws, "--on-ask", "wait", "write and run")...)
+	if code := refused.exit(t); code != 2 || !strings.Contains(refused.stderr.String(), "--listen") {
+		t.Errorf("--on-ask wait on --data: exit %d, %s; want a usage error naming --listen", code, refused.stderr.String())
+	}
+	p := startAgent(t, nil, append(base, "--location", ws, "write and run")...)
+	if code := p.exit(t); code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", code, p.stderr.String())
+	}
+	tk := p.await(t, "ticket")
+	engine(t, "approve", tk["ticket"].(string), "--data", data)
+	q := startAgent(t, nil, "--data", data, "--resume", tk["run"].(string))
+	if code := q.exit(t); code != 0 {
+		t.Fatalf("resume exit %d\n%s", code, q.stderr.String())
+	}
+	if end := q.await(t, "end"); end["cause"] != "completed" {
+		t.Errorf("end %v", end)
+	}
+	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
+		t.Errorf("ran.log %q, want one line", got)
+	}
+	if got := f.requests(); got[1] != 1 || got[2] != 1 {
+		t.Errorf("requests by turn %v, want each once", got)
+	}
+}
+
+// Without --json, engine agent prints for a person: the model's text, each
+// turn's calls and tokens, each step's results, the ticket with the
+// commands that answer it (with the connection flags), and the end.
+func TestAgentPrintsForAPerson(t *testing.T) {
+	addr := freeAddr(t)
+	url := "nats://" + addr
+	serveArgs(t, "--data", t.TempDir(), "--listen", addr, "--host", "h1")
+	ws := agentWorkspace(t, true)
+	f := writeAndRun(t)
+	cmd := exec.Command(engineBin, append(append([]string{"agent"}, agentArgs(url, f, "--location", ws, "--on-ask", "exit", "--stream=false")...), "write and run")...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit %v, want 3:\n%s\n%s", err, out, stderr.String())
+	}
+	for _, want := range []string{"I will write the file and run the command.", "→ call_1_2 bash", "[turn 1: 100 tokens in, 11 out]",
+		"step 1 awaits a human:", "engine approve ", " --nats " + url, "engine agent --resume "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("engine agent printed:\n%s", out)
 }
