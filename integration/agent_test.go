@@ -69,6 +69,11 @@ func TestAgentWritesAFileRunsACommandAndFinishes(t *testing.T) {
 		len(r.Steps) != 1 || len(r.Steps[0].Calls) != 2 || r.Steps[0].Calls[0].ID != "call_1_1" {
 		t.Errorf("run as shown: %d turns %+v, %d steps", len(r.Turns), r.Turns, len(r.Steps))
 	}
+	report := filepath.Join(t.TempDir(), "report.html")
+	engine(t, "report", run, "-o", report, "--nats", url)
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "model turns") || !strings.Contains(string(b), "Done: out.txt is written") {
+		t.Errorf("the report lacks the model's turns (%v)", err)
+	}
 	text := engine(t, "show", run, "--nats", url)
 	for _, want := range []string{"model openai fake", "turn 1", "turn 2", "100 tokens in", "Done: out.txt is written"} {
 		if !strings.Contains(text, want) {
