@@ -216,6 +216,7 @@ func TestAgentOnAnEmbeddedEngine(t *testing.T) {
 	if got := f.requests(); got[1] != 1 || got[2] != 1 {
 		t.Errorf("requests by turn %v, want each once", got)
 	}
+	engine(t, "verify", "--data", data) // the turns rebuild from the log as the checkpoint holds them
 }
 
 // Without --json, engine agent prints for a person: the model's text, each
