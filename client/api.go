@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 
+	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 )
 
@@ -31,6 +32,9 @@ type StartRunRequest struct {
 	// a lost answer returns the same run instead of starting a second one;
 	// default: the engine picks one.
 	Run string `json:"run,omitempty"`
+	// Model holds the agent settings of a run a model drives (engine
+	// agent), pinned in its start (never an API key).
+	Model *events.ModelSettings `json:"model,omitempty"`
 }
 
 // RunInfo answers StartRun.

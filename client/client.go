@@ -180,6 +180,13 @@ func (c *Client) Show(ctx context.Context, req ShowRequest) (*Run, error) {
 	return callAs[Run](ctx, c, EndpointShow, req)
 }
 
+// RecordTurn commits one model turn of a run; a turn the run has already,
+// the same, is answered again without a commit (so a copy sent after a
+// lost answer is harmless).
+func (c *Client) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	return callAs[TurnRecord](ctx, c, EndpointRecordTurn, req)
+}
+
 // RunFacts returns what a run's commits say beyond its projection.
 func (c *Client) RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error) {
 	return callAs[RunFacts](ctx, c, EndpointRunFacts, req)

@@ -30,6 +30,7 @@ const (
 	EndpointRunFacts    = "run_facts"
 	EndpointMCPServers  = "mcp_servers"
 	EndpointLocations   = "locations"
+	EndpointRecordTurn  = "record_turn"
 )
 
 // Subject is the NATS subject of an endpoint.
@@ -48,6 +49,7 @@ type API interface {
 	RunsPage(ctx context.Context, req RunsRequest) (*RunPage, error)
 	Show(ctx context.Context, req ShowRequest) (*Run, error)
 	Fork(ctx context.Context, req ForkRequest) (*ForkResult, error)
+	RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error)
 	RunFacts(ctx context.Context, req RunFactsRequest) (*RunFacts, error)
 
 	Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, error)

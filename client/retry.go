@@ -50,7 +50,7 @@ func idempotent(endpoint string) bool {
 func attemptWait(endpoint string, n int) time.Duration {
 	first, limit := 2*time.Second, 15*time.Second
 	switch endpoint {
-	case EndpointSubmitStep, EndpointReply, EndpointStartRun, EndpointEndRun, EndpointMaterialize, EndpointRecover, EndpointMCPServers:
+	case EndpointSubmitStep, EndpointReply, EndpointStartRun, EndpointEndRun, EndpointMaterialize, EndpointRecover, EndpointMCPServers, EndpointRecordTurn:
 		first, limit = 5*time.Second, time.Minute
 	case EndpointAwait:
 		first, limit = time.Minute, 5*time.Minute

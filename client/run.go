@@ -30,6 +30,9 @@ type Run struct {
 	Steps []Step `json:"steps"`
 	// Tickets are every confirmation the run asked for, in issue order.
 	Tickets []Ticket `json:"tickets,omitempty"`
+	// Turns are the model's responses of a run a model drives (engine
+	// agent), numbered from 1; turn n's calls are step n's.
+	Turns []events.ModelTurnRecorded `json:"turns,omitempty"`
 	// State is the run state calls set, by key (the todo list is "todos").
 	State map[string]json.RawMessage `json:"state,omitempty"`
 	// LastSeq is the stream sequence of the run's last commit.

@@ -33,6 +33,7 @@ var endpointTypes = map[string][2]any{
 	EndpointFork:        {ForkRequest{}, ForkResult{}},
 	EndpointRunFacts:    {RunFactsRequest{}, RunFacts{}},
 	EndpointMCPServers:  {MCPServersRequest{}, MCPServerList{}},
+	EndpointRecordTurn:  {RecordTurnRequest{}, TurnRecord{}},
 }
 
 // EndpointTypes returns an endpoint's request and response values (zero

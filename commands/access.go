@@ -101,6 +101,14 @@ func (b Bound) SubmitStep(ctx context.Context, req SubmitStepRequest) (*StepOutc
 	return b.W.SubmitStep(ctx, req)
 }
 
+// RecordTurn implements [client.API].
+func (b Bound) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	if err := b.check(ctx, req.Run); err != nil {
+		return nil, err
+	}
+	return b.W.RecordTurn(ctx, req)
+}
+
 // EndRun implements [client.API].
 func (b Bound) EndRun(ctx context.Context, req EndRunRequest) (*client.RunSummary, error) {
 	if err := b.check(ctx, req.Run); err != nil {

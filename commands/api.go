@@ -34,6 +34,8 @@ type (
 	StepOutcome        = client.StepOutcome
 	EndRunRequest      = client.EndRunRequest
 	ShowRequest        = client.ShowRequest
+	RecordTurnRequest  = client.RecordTurnRequest
+	TurnRecord         = client.TurnRecord
 )
 
 // RunSummary is one line of a run listing.

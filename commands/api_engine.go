@@ -31,6 +31,17 @@ func (e *Engine) Materialize(ctx context.Context, req MaterializeRequest) (*Cata
 	return e.runs.Materialize(ctx, req)
 }
 
+// RecordTurn commits one model turn of a run a model drives (see
+// events.ModelTurnRecorded): turn n of a run whose turns so far all had
+// calls and whose steps are those turns', the last final. A turn the run
+// has already, the same, is answered Again with nothing committed; another
+// turn of that number is [ErrConflict]; a number that is not the next, or
+// a turn while the previous turn's step is not submitted or not final, is
+// [ErrStepOrder]; an ended run is [ErrRunNotActive].
+func (e *Engine) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	return e.runs.RecordTurn(ctx, req)
+}
+
 // EndRun ends a run with a cause (default completed). Ended absorbs: a second
 // EndRun, like any later command on the run, gets [ErrRunNotActive].
 func (e *Engine) EndRun(ctx context.Context, req EndRunRequest) (*RunSummary, error) {

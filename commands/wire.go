@@ -80,6 +80,12 @@ func (w Wire) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, erro
 	return out, Translate(err)
 }
 
+// RecordTurn implements [client.API].
+func (w Wire) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	out, err := w.Host.RecordTurn(ctx, req)
+	return out, Translate(err)
+}
+
 // Fork implements [client.API].
 func (w Wire) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error) {
 	out, err := w.Host.Fork(ctx, req)
@@ -164,7 +170,7 @@ func WireRun(r *projection.Run) *client.Run {
 		return nil
 	}
 	out := &client.Run{ID: r.ID, Snapshot: r.Snapshot, Status: string(r.Status), End: r.End, Catalog: r.Catalog,
-		State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit, LastAt: r.LastAt}
+		Turns: r.Turns, State: r.State, LastSeq: r.LastSeq, Commits: r.Commits, LastCommit: r.LastCommit, LastAt: r.LastAt}
 	if r.Steps != nil {
 		out.Steps = make([]client.Step, len(r.Steps))
 	}

@@ -21,7 +21,8 @@ func Version(eventType string) int {
 		TypePermissionDecided, TypeToolCallStarted, TypeToolResultRecorded,
 		TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting,
 		TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept,
-		TypeToolRegistered, TypeScopeClosed, TypeStateCommand, TypeStepCopied:
+		TypeToolRegistered, TypeScopeClosed, TypeStateCommand, TypeStepCopied,
+		TypeModelTurnRecorded:
 		return 1
 	}
 	return 0
@@ -211,6 +212,8 @@ func decodeEvent(we wireEvent) (Event, error) {
 		return decodeAs[StateCommand](we.Data)
 	case TypeStepCopied:
 		return decodeAs[StepCopied](we.Data)
+	case TypeModelTurnRecorded:
+		return decodeAs[ModelTurnRecorded](we.Data)
 	}
 	return Unknown(we), nil
 }

@@ -42,6 +42,9 @@ func sampleCommit() *events.Commit {
 			events.ToolRegistered{Scope: "S", Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Action: "t", Effect: "read_only", Identity: "i"},
 			events.ScopeClosed{Scope: "S"},
 			events.StateCommand{CallID: "c1", Key: "todos", Value: json.RawMessage(`[{"content":"x","status":"pending","priority":"high"}]`)},
+			events.ModelTurnRecorded{Turn: 1, Response: "chatcmpl-1", Text: "I will write it.", Stop: "tool_calls",
+				Calls: []events.ModelCall{{ID: "call_1", Name: "write", Args: `{"filePath":"a.txt"`}, {ID: "call_2", Name: "bash", Args: `{}`}},
+				Usage: events.ModelUsage{InputTokens: 120, OutputTokens: 30}},
 		},
 	}
 }

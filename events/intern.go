@@ -11,11 +11,11 @@ var interned = func() map[string]string {
 		"allow", "deny", "ask", "default", "user", "project", "project_narrowing", "saved", "run", "protected",
 		VerdictAllow, VerdictBlock, VerdictConfirm, VerdictReject,
 		string(KindStart), string(KindCatalog), string(KindDecide), string(KindSettle), string(KindStep),
-		string(KindResolve), string(KindEnd), string(KindGrant), string(KindRecover), string(KindSweep), string(KindRegistry),
+		string(KindResolve), string(KindEnd), string(KindGrant), string(KindRecover), string(KindSweep), string(KindRegistry), string(KindTurn),
 		TypeRunStarted, TypeCatalogAdvertised, TypeToolCallRequested, TypePermissionDecided, TypeToolCallStarted,
 		TypeToolResultRecorded, TypeStepFinalized, TypeRunEnded, TypeTicketIssued, TypeStepAwaiting, TypeTicketResolved,
 		TypeApprovalSaved, TypeGrantRevoked, TypeOutputFileStored, TypeOutputFileSwept, TypeStateCommand,
-		TypeToolRegistered, TypeScopeClosed, TypeStepCopied,
+		TypeToolRegistered, TypeScopeClosed, TypeStepCopied, TypeModelTurnRecorded,
 	} {
 		m[s] = s
 	}

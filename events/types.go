@@ -93,6 +93,9 @@ type RunStarted struct {
 	// key in the cluster); 0 (absent) when they came from the host's own
 	// user file.
 	ConfigVersion uint64 `json:"config_version,omitempty"`
+	// Model holds the agent settings of a run a model drives (engine
+	// agent; see [ModelSettings]); absent for any other run.
+	Model *ModelSettings `json:"model,omitempty"`
 }
 
 // Place is a location's identity, so that one path on two machines is

@@ -81,7 +81,7 @@ func checkEnvelope(subject string, c *events.Commit) error {
 
 // runKinds are the kinds of commit a run subject carries.
 var runKinds = map[events.Kind]bool{events.KindStart: true, events.KindCatalog: true, events.KindDecide: true,
-	events.KindSettle: true, events.KindStep: true, events.KindResolve: true, events.KindEnd: true, events.KindRecover: true}
+	events.KindSettle: true, events.KindStep: true, events.KindResolve: true, events.KindEnd: true, events.KindRecover: true, events.KindTurn: true}
 
 func checkRunCommit(subject, run string, c *events.Commit) error {
 	if len(run) > runIDMax || strings.ContainsAny(run, ".*> \x00") {

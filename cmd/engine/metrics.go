@@ -73,7 +73,7 @@ func newHostMetrics(reg prometheus.Registerer) (*hostMetrics, error) {
 	// Every kind and verdict the engine commits has its counter from the
 	// start, at 0.
 	for _, k := range []events.Kind{events.KindStart, events.KindCatalog, events.KindDecide, events.KindSettle, events.KindStep,
-		events.KindResolve, events.KindEnd, events.KindGrant, events.KindRecover, events.KindSweep, events.KindRegistry} {
+		events.KindResolve, events.KindEnd, events.KindGrant, events.KindRecover, events.KindSweep, events.KindRegistry, events.KindTurn} {
 		m.commits[k], m.conflicts[k] = m.commitVec.WithLabelValues(string(k)), m.conflictVec.WithLabelValues(string(k))
 	}
 	for _, v := range []string{events.VerdictAllow, events.VerdictBlock, events.VerdictConfirm, events.VerdictReject} {

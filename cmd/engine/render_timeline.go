@@ -58,6 +58,7 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		fmt.Fprintf(w, "  fleet config version %d", v) // else its host's own user file
 	}
 	fmt.Fprintln(w)
+	timelineModel(w, r, p)
 	tl := d.Timeline
 	if tl.Started != nil && tl.Ended != nil {
 		fmt.Fprintf(w, "  from %s to %s (%s)\n", stamp(*tl.Started), stamp(*tl.Ended), span(tl.Ended.Sub(*tl.Started)))
@@ -74,10 +75,16 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		if s.At != nil {
 			at = "  " + p.paint(ansiDim, stamp(*s.At))
 		}
+		if t := turnOf(r, s.N); t != nil {
+			timelineTurn(w, *t, p)
+		}
 		fmt.Fprintf(w, "  step %d (%s)%s\n", s.N, final, at)
 		for _, c := range s.Calls {
 			timelineCall(w, c, p)
 		}
+	}
+	for n := len(tl.Steps) + 1; n <= len(r.Turns); n++ { // a turn whose step is not there: the answer, or one not submitted yet
+		timelineTurn(w, r.Turns[n-1], p)
 	}
 	timelineTodos(w, tl.Todos)
 }

@@ -127,6 +127,8 @@ func (r *Run) applyEvent(c *events.Commit, e events.Event, ran string) error {
 		if _, err := r.openStep(c.Step); err != nil {
 			return err
 		}
+	case events.ModelTurnRecorded:
+		return r.applyTurn(e)
 	case events.OutputFileStored:
 		// Folded by the projection of output files.
 	case events.Unknown:

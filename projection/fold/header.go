@@ -26,6 +26,7 @@ type RunHeader struct {
 	End        *events.RunEnded
 	Catalog    events.CatalogAdvertised
 	Tickets    []Ticket
+	Turns      []events.ModelTurnRecorded
 	State      map[string]json.RawMessage
 	LastSeq    uint64
 	Commits    int
@@ -43,7 +44,7 @@ type RunHeader struct {
 // changes in place.
 func (r *Run) Header() RunHeader {
 	h := RunHeader{ID: r.ID, Snapshot: r.Snapshot, Status: r.Status, End: r.End, Catalog: r.Catalog,
-		Tickets: slices.Clip(r.Tickets), State: r.State, LastSeq: r.LastSeq, Commits: r.Commits,
+		Tickets: slices.Clip(r.Tickets), Turns: slices.Clip(r.Turns), State: r.State, LastSeq: r.LastSeq, Commits: r.Commits,
 		LastCommit: r.LastCommit, LastAt: r.LastAt, Diverged: r.Diverged, Steps: len(r.Steps)}
 	if len(r.Steps) > 0 {
 		h.Last = r.Steps[len(r.Steps)-1].Snapshot()

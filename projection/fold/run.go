@@ -32,6 +32,9 @@ type Run struct {
 	Steps []Step `json:"steps"`
 	// Tickets are every confirmation the run asked for, in issue order.
 	Tickets []Ticket `json:"tickets,omitempty"`
+	// Turns are the model's responses of a run a model drives (engine
+	// agent), numbered from 1: Turns[i].Turn == i+1 (see turns.go).
+	Turns []events.ModelTurnRecorded `json:"turns,omitempty"`
 	// State is the run state calls set through StateCommand, by key (the
 	// todo list is "todos"); the latest value of a key wins.
 	State map[string]json.RawMessage `json:"state,omitempty"`

@@ -27,13 +27,14 @@ type undo struct {
 	steps    []Step // the slice as it was: appended steps fall away
 	step     *Step  // the commit's step as it was, its calls copied; nil if none
 	tickets  []Ticket
+	turns    []events.ModelTurnRecorded // appended turns fall away
 	state    map[string]json.RawMessage
 }
 
 // save returns what applying c may change of r.
 func (r *Run) save(c *events.Commit) undo {
 	u := undo{id: r.ID, snapshot: r.Snapshot, status: r.Status, end: r.End, catalog: r.Catalog,
-		steps: r.Steps, tickets: r.Tickets, state: r.State}
+		steps: r.Steps, tickets: r.Tickets, turns: r.Turns, state: r.State}
 	if s := r.Step(c.Step); s != nil {
 		was := *s
 		u.step = &was
@@ -60,7 +61,7 @@ func (r *Run) save(c *events.Commit) undo {
 // restore puts back what save saved.
 func (r *Run) restore(u undo) {
 	r.ID, r.Snapshot, r.Status, r.End, r.Catalog = u.id, u.snapshot, u.status, u.end, u.catalog
-	r.Steps, r.Tickets, r.State = u.steps, u.tickets, u.state
+	r.Steps, r.Tickets, r.Turns, r.State = u.steps, u.tickets, u.turns, u.state
 	if u.step != nil {
 		r.Steps[u.step.N-1] = *u.step
 	}

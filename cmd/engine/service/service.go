@@ -83,6 +83,7 @@ func endpoints() map[string]endpoint {
 		client.EndpointQuarantine:  handle(client.API.Quarantine),
 		client.EndpointMCPServers:  handle(client.API.MCPServers),
 		client.EndpointLocations:   handle(client.API.Locations),
+		client.EndpointRecordTurn:  handle(client.API.RecordTurn),
 		client.EndpointSweep: handle(func(api client.API, ctx context.Context, _ client.Empty) (*client.SweepResult, error) {
 			return api.SweepOutputs(ctx)
 		}),

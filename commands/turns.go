@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/projection/fold"
+)
+
+// checkTurn refuses a malformed turn before anything is looked at: turns
+// numbered from 1, at most maxCalls calls, each with an id of its own and
+// a name, and a turn that fits one commit of budget bytes.
+func checkTurn(req RecordTurnRequest, maxCalls, budget int) error {
+	t := req.Turn
+	if !events.ValidID(req.Run) {
+		return fmt.Errorf("run %q: %w", req.Run, ErrRunNotFound)
+	}
+	if t.Turn < 1 {
+		return fmt.Errorf("turn %d: turns are numbered from 1: %w", t.Turn, ErrInvalidRequest)
+	}
+	if len(t.Calls) > maxCalls {
+		return fmt.Errorf("turn %d: %d calls, more than the %d a step may make: %w", t.Turn, len(t.Calls), maxCalls, ErrInvalidRequest)
+	}
+	size := len(t.Text) + len(t.Response) + len(t.Stop)
+	seen := make(map[string]bool, len(t.Calls))
+	for _, c := range t.Calls {
+		if c.ID == "" || c.Name == "" {
+			return fmt.Errorf("turn %d: a call without id or name: %w", t.Turn, ErrInvalidRequest)
+		}
+		if seen[c.ID] {
+			return fmt.Errorf("turn %d: call id %q twice: %w", t.Turn, c.ID, ErrInvalidRequest)
+		}
+		seen[c.ID] = true
+		size += len(c.ID) + len(c.Name) + len(c.Args)
+	}
+	if size > budget {
+		return fmt.Errorf("turn %d: %d bytes, more than the %d bytes a commit holds: %w", t.Turn, size, budget, ErrInvalidRequest)
+	}
+	return nil
+}
+
+// RecordTurn answers [Engine.RecordTurn].
+func (h *runs) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	if err := checkTurn(req, h.cfg.MaxCalls, h.commitBudget()/2); err != nil {
+		return nil, err
+	}
+	h.known(ctx, req.Run)
+	return raced(ctx, h.base, req.Run, func() (*TurnRecord, error) { return h.recordTurn(ctx, req) })
+}
+
+// recordTurn is RecordTurn against the run as this host holds it.
+func (h *runs) recordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
+	held := h.lockRun(req.Run)
+	defer held.unlock()
+	r, err := h.header(req.Run)
+	if err != nil {
+		return nil, err
+	}
+	n := req.Turn.Turn
+	if n <= len(r.Turns) {
+		if !sameTurn(r.Turns[n-1], req.Turn) {
+			return nil, fmt.Errorf("turn %d of run %s: recorded with another response: %w", n, req.Run, ErrConflict)
+		}
+		return &TurnRecord{Run: req.Run, Turn: n, Again: true}, nil
+	}
+	if r.Status == projection.StatusEnded {
+		return nil, fmt.Errorf("turn %d of run %s: %w", n, req.Run, ErrRunNotActive)
+	}
+	if n != len(r.Turns)+1 {
+		return nil, fmt.Errorf("turn %d of run %s: the run has %d turns, the next is %d: %w", n, req.Run, len(r.Turns), len(r.Turns)+1, ErrStepOrder)
+	}
+	if err := fold.TurnFits(r.Turns, r.Steps, r.Steps == 0 || r.Last.Final); err != nil {
+		return nil, fmt.Errorf("turn %d of run %s: %w: %w", n, req.Run, err, ErrStepOrder)
+	}
+	c := h.newCommit(req.Run, 0, events.KindTurn, req.Turn)
+	if _, err := h.commit(ctx, &c, at(&r)); err != nil {
+		return nil, fmt.Errorf("turn %d of run %s: %w", n, req.Run, err)
+	}
+	return &TurnRecord{Run: req.Run, Turn: n}, nil
+}
+
+// sameTurn reports whether two turns say the same (as stored: an empty
+// list of calls is none).
+func sameTurn(a, b events.ModelTurnRecorded) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && string(ja) == string(jb)
+}
