@@ -6,14 +6,14 @@ import (
 	"net/http"
 )
 
-// writeFault answers f in the API's error shape and returns its status.
+// writeFault answers f in the API's error shape.
 //
 // OpenAI (both APIs): {"error":{"message","type","param","code"}}, the
 // shape internal/apierror of openai-go decodes from the body's "error".
 // Anthropic: {"type":"error","error":{"type","message"},"request_id"},
 // as in the Messages API's errors reference and the anthropic-sdk-go
 // apierror tests.
-func writeFault(w http.ResponseWriter, api string, f Fault) int {
+func writeFault(w http.ResponseWriter, api string, f Fault) {
 	if f.Status == 0 {
 		f.Status = http.StatusInternalServerError
 	}
@@ -53,7 +53,7 @@ func writeFault(w http.ResponseWriter, api string, f Fault) int {
 	}
 	w.WriteHeader(f.Status)
 	_ = json.NewEncoder(w).Encode(body)
-	return f.Status
+
 }
 
 func anthropicType(status int) string {
