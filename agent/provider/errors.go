@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -35,7 +36,7 @@ func failure(ctx context.Context, err error, key string, now func() time.Time) e
 	if errors.As(err, &oe) {
 		msg := oe.Message
 		if msg == "" {
-			msg = bodyMessage(oe.RawJSON(), oe.StatusCode)
+			msg = bodyMessage(responseBody(oe.Response), oe.StatusCode)
 		}
 		return statusError(oe.StatusCode, header(oe.Response), msg, key, now)
 	}
@@ -67,10 +68,34 @@ func header(r *http.Response) http.Header {
 	return r.Header
 }
 
-// bodyMessage is what to say when the error body had no message field (an
-// OpenAI-compatible server that answers in its own shape).
+// responseBody is an error response's body, which the SDK has kept for
+// reading again.
+func responseBody(r *http.Response) string {
+	if r == nil || r.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	return string(b)
+}
+
+// bodyMessage is what to say when the error body had no message where the
+// SDK looks (an OpenAI-compatible server answering in its own shape): a
+// top-level "message" (vLLM) or a string "detail" (FastAPI), else the body
+// itself, cut short.
 func bodyMessage(raw string, status int) string {
 	raw = strings.TrimSpace(raw)
+	var shape struct {
+		Message string `json:"message"`
+		Detail  any    `json:"detail"`
+	}
+	if json.Unmarshal([]byte(raw), &shape) == nil {
+		if shape.Message != "" {
+			return shape.Message
+		}
+		if d, ok := shape.Detail.(string); ok && d != "" {
+			return d
+		}
+	}
 	if raw != "" {
 		const max = 500
 		if len(raw) > max {
