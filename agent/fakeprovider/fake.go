@@ -174,6 +174,11 @@ func (s *Server) answer(r *http.Request, rec *Recorded) func(http.ResponseWriter
 		}
 	}
 	turn, sf := s.cfg.Script(req)
+	if sf != nil && sf.MidStream && req.Stream {
+		rec.Status = http.StatusOK
+		f := *sf
+		return func(w http.ResponseWriter) { writeStreamFault(w, rec.API, f) }
+	}
 	if sf != nil {
 		return fault(*sf)
 	}
