@@ -58,7 +58,7 @@ type Recorded struct {
 	Stream bool
 	Body   []byte // the request body, verbatim
 	// Conversation is the body parsed; Key identifies it (a digest of its
-	// canonical JSON), the same for the same conversation on any API.
+	// canonical JSON): the same conversation sent again has the same key.
 	Conversation model.Conversation
 	Key          string
 	Status       int // the status the server answered
