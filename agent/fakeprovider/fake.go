@@ -58,7 +58,7 @@ type Recorded struct {
 	Stream bool
 	Body   []byte // the request body, verbatim
 	// Conversation is the body parsed; Key identifies it (a digest of its
-	// canonical JSON), the same for the same conversation on any API.
+	// canonical JSON): the same conversation sent again has the same key.
 	Conversation model.Conversation
 	Key          string
 	Status       int // the status the server answered
@@ -126,19 +126,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := Recorded{API: api, Path: r.URL.Path, Body: body}
-	status := s.serve(w, r, &rec)
-	rec.Status = status
+	answer := s.answer(r, &rec)
+	// Recorded before the answer is written, so a client that has read its
+	// answer finds its request counted.
 	s.mu.Lock()
 	s.reqs = append(s.reqs, rec)
-	if rec.Key != "" && status == http.StatusOK {
+	if rec.Key != "" && rec.Status == http.StatusOK {
 		s.keys[rec.Key]++
 	}
 	s.mu.Unlock()
+	answer(w)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *Recorded) int {
+// answer decides the answer to a request, fills in rec and returns the
+// function that writes the answer.
+func (s *Server) answer(r *http.Request, rec *Recorded) func(http.ResponseWriter) {
+	fault := func(f Fault) func(http.ResponseWriter) {
+		rec.Status = f.Status
+		if rec.Status == 0 {
+			rec.Status = http.StatusInternalServerError
+		}
+		return func(w http.ResponseWriter) { writeFault(w, rec.API, f) }
+	}
 	if f, ok := s.authFault(r, rec.API); !ok {
-		return writeFault(w, rec.API, f)
+		return fault(f)
 	}
 	var (
 		req Request
@@ -153,18 +164,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *Recorded) in
 		req, f = ParseMessages(rec.Body)
 	}
 	if f != nil {
-		return writeFault(w, rec.API, *f)
+		return fault(*f)
 	}
 	rec.Stream, rec.Conversation, rec.Key = req.Stream, req.Conversation, ConversationKey(req.Conversation)
 	if s.cfg.Replay != nil {
-		if rec, ok := s.cfg.Replay(req); ok {
-			writeRecording(w, rec)
-			return http.StatusOK
+		if recording, ok := s.cfg.Replay(req); ok {
+			rec.Status = http.StatusOK
+			return func(w http.ResponseWriter) { writeRecording(w, recording) }
 		}
 	}
-	turn, fault := s.cfg.Script(req)
-	if fault != nil {
-		return writeFault(w, rec.API, *fault)
+	turn, sf := s.cfg.Script(req)
+	if sf != nil && sf.MidStream && req.Stream {
+		rec.Status = http.StatusOK
+		f := *sf
+		return func(w http.ResponseWriter) { writeStreamFault(w, rec.API, f) }
+	}
+	if sf != nil {
+		return fault(*sf)
 	}
 	if req.Model == "" {
 		req.Model = s.cfg.Model
@@ -174,15 +190,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *Recorded) in
 	n := s.turn[rec.API]
 	s.mu.Unlock()
 	turn = withIDs(turn, rec.API, n)
-	switch rec.API {
-	case Chat:
-		writeChat(w, req, turn)
-	case Responses:
-		writeResponses(w, req, turn)
-	default:
-		writeMessages(w, req, turn)
+	rec.Status = http.StatusOK
+	return func(w http.ResponseWriter) {
+		switch rec.API {
+		case Chat:
+			writeChat(w, req, turn)
+		case Responses:
+			writeResponses(w, req, turn)
+		default:
+			writeMessages(w, req, turn)
+		}
 	}
-	return http.StatusOK
 }
 
 // authFault checks the key header of the API.

@@ -6,14 +6,14 @@ import (
 	"net/http"
 )
 
-// writeFault answers f in the API's error shape and returns its status.
+// writeFault answers f in the API's error shape.
 //
 // OpenAI (both APIs): {"error":{"message","type","param","code"}}, the
 // shape internal/apierror of openai-go decodes from the body's "error".
 // Anthropic: {"type":"error","error":{"type","message"},"request_id"},
 // as in the Messages API's errors reference and the anthropic-sdk-go
 // apierror tests.
-func writeFault(w http.ResponseWriter, api string, f Fault) int {
+func writeFault(w http.ResponseWriter, api string, f Fault) {
 	if f.Status == 0 {
 		f.Status = http.StatusInternalServerError
 	}
@@ -53,7 +53,7 @@ func writeFault(w http.ResponseWriter, api string, f Fault) int {
 	}
 	w.WriteHeader(f.Status)
 	_ = json.NewEncoder(w).Encode(body)
-	return f.Status
+
 }
 
 func anthropicType(status int) string {
@@ -103,4 +103,42 @@ func openaiMessage(status int) string {
 		return "The server had an error while processing your request. Sorry about that!"
 	}
 	return fmt.Sprintf("%d %s", status, http.StatusText(status))
+}
+
+// writeStreamFault starts a stream and fails it with f: Anthropic's
+// "event: error" after message_start (the Messages streaming reference,
+// e.g. overloaded_error), the Responses "error" event after
+// response.created, a Chat data chunk {"error": …} after the role chunk.
+func writeStreamFault(w http.ResponseWriter, api string, f Fault) {
+	s := startSSE(w)
+	switch api {
+	case Messages:
+		if f.Type == "" {
+			f.Type = anthropicType(f.Status)
+		}
+		if f.Message == "" {
+			f.Message = anthropicMessage(f.Status)
+		}
+		s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+			"id": "msg_fake_failed", "type": "message", "role": "assistant", "model": "fake-model", "content": []any{},
+			"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
+		s.event("error", map[string]any{"type": "error", "error": map[string]string{"type": f.Type, "message": f.Message}})
+	case Responses:
+		if f.Message == "" {
+			f.Message = openaiMessage(f.Status)
+		}
+		s.event("response.created", map[string]any{"type": "response.created", "sequence_number": 0, "response": map[string]any{
+			"id": "resp_fake_failed", "object": "response", "status": "in_progress", "output": []any{}}})
+		s.event("error", map[string]any{"type": "error", "sequence_number": 1, "code": "server_error", "message": f.Message, "param": nil})
+	default:
+		if f.Type == "" {
+			f.Type = openaiType(f.Status)
+		}
+		if f.Message == "" {
+			f.Message = openaiMessage(f.Status)
+		}
+		s.event("", map[string]any{"id": "chatcmpl-fake-failed", "object": "chat.completion.chunk", "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": ""}, "finish_reason": nil}}})
+		s.event("", map[string]any{"error": map[string]any{"message": f.Message, "type": f.Type, "param": nil, "code": nil}})
+	}
 }

@@ -31,6 +31,11 @@ type Fault struct {
 	// and retry-after-ms headers, verbatim.
 	RetryAfter   string
 	RetryAfterMS string
+	// MidStream, for a streaming request, answers 200 and starts the
+	// stream, then sends the error as an event, as the APIs do when they
+	// fail after accepting a request (Anthropic's "event: error", the
+	// Responses "error" event, Chat's data: {"error": …}).
+	MidStream bool
 }
 
 // Script answers one request: the next turn, or a fault. Call ids left

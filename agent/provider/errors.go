@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/stepgate/stepgate/agent/model"
 )
@@ -35,7 +37,7 @@ func failure(ctx context.Context, err error, key string, now func() time.Time) e
 	if errors.As(err, &oe) {
 		msg := oe.Message
 		if msg == "" {
-			msg = bodyMessage(oe.RawJSON(), oe.StatusCode)
+			msg = bodyMessage(responseBody(oe.Response), oe.StatusCode)
 		}
 		return statusError(oe.StatusCode, header(oe.Response), msg, key, now)
 	}
@@ -45,9 +47,48 @@ func failure(ctx context.Context, err error, key string, now func() time.Time) e
 		if msg == "" {
 			msg = bodyMessage(ae.RawJSON(), ae.StatusCode)
 		}
+		if ae.StatusCode < 400 {
+			// An error event in a stream that had started (200): its
+			// type says whether a retry may help.
+			return midStream(errorType(ae.RawJSON()), msg, key)
+		}
 		return statusError(ae.StatusCode, header(ae.Response), msg, key, now)
 	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		// OpenAI: {"error": {...}} in a stream that had started.
+		var ev struct {
+			Error struct {
+				Message string `json:"message"`
+				Type    string `json:"type"`
+			} `json:"error"`
+		}
+		msg := se.Message
+		if json.Unmarshal(se.Event.Data, &ev) == nil && ev.Error.Message != "" {
+			msg = ev.Error.Message
+		}
+		return midStream(ev.Error.Type, msg, key)
+	}
 	return &model.Error{Retryable: transient(err), Message: scrub(err.Error(), key)}
+}
+
+// midStream is the *model.Error of an error event in a started stream
+// (status 0): final only when the provider says the request itself was
+// wrong.
+func midStream(typ, msg, key string) *model.Error {
+	final := typ == "invalid_request_error" || typ == "authentication_error" || typ == "permission_error"
+	return &model.Error{Retryable: !final, Message: scrub(msg, key)}
+}
+
+// errorType reads error.type of an error body.
+func errorType(raw string) string {
+	var b struct {
+		Error struct {
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(raw), &b)
+	return b.Error.Type
 }
 
 // statusError is the *model.Error of an HTTP refusal.
@@ -67,10 +108,34 @@ func header(r *http.Response) http.Header {
 	return r.Header
 }
 
-// bodyMessage is what to say when the error body had no message field (an
-// OpenAI-compatible server that answers in its own shape).
+// responseBody is an error response's body, which the SDK has kept for
+// reading again.
+func responseBody(r *http.Response) string {
+	if r == nil || r.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	return string(b)
+}
+
+// bodyMessage is what to say when the error body had no message where the
+// SDK looks (an OpenAI-compatible server answering in its own shape): a
+// top-level "message" (vLLM) or a string "detail" (FastAPI), else the body
+// itself, cut short.
 func bodyMessage(raw string, status int) string {
 	raw = strings.TrimSpace(raw)
+	var shape struct {
+		Message string `json:"message"`
+		Detail  any    `json:"detail"`
+	}
+	if json.Unmarshal([]byte(raw), &shape) == nil {
+		if shape.Message != "" {
+			return shape.Message
+		}
+		if d, ok := shape.Detail.(string); ok && d != "" {
+			return d
+		}
+	}
 	if raw != "" {
 		const max = 500
 		if len(raw) > max {

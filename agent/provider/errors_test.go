@@ -197,3 +197,15 @@ func TestUnknownProvider(t *testing.T) {
 		t.Errorf("err = %v, want ErrUnknownProvider", err)
 	}
 }
+
+func TestErrorInAStartedStream(t *testing.T) {
+	for _, name := range providers {
+		t.Run(name, func(t *testing.T) {
+			_, url := serve(t, fakeprovider.Fail(fakeprovider.Fault{Status: 529, MidStream: true, Message: "Overloaded now"}))
+			e := fail(t, dial(t, name, url, testKey), model.Conversation{Task: "t"}, true)
+			if !e.Retryable || !strings.Contains(e.Message, "Overloaded now") || strings.Contains(e.Error(), testKey) {
+				t.Errorf("error = %+v, want retryable with the provider's message", e)
+			}
+		})
+	}
+}
