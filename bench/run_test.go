@@ -17,20 +17,21 @@ func TestMain(m *testing.M) { enginebin.Main(m, "stepgate-bench-test", &engineBi
 
 // The keys of bench/WORKLOADS.md, which tools read.
 var workloadKeys = map[string][]string{
-	"w5":  {"events", "rebuild_events_per_s", "ready_ms"},
-	"w6":  {"runs", "rss_mb", "ready_ms", "tickets_page_ms", "approvals_per_s"},
-	"c2":  {"steps_per_s", "raw_async_msgs_per_s", "ratio", "raw_r3_async_msgs_per_s"},
-	"c3":  {"resume_ms", "resume_ms_runs", "reexecutions"},
-	"w2x": {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
+	"w5":    {"events", "rebuild_events_per_s", "ready_ms"},
+	"w6":    {"runs", "rss_mb", "ready_ms", "tickets_page_ms", "approvals_per_s"},
+	"c2":    {"steps_per_s", "raw_async_msgs_per_s", "ratio", "raw_r3_async_msgs_per_s"},
+	"c3":    {"resume_ms", "resume_ms_runs", "reexecutions"},
+	"w2x":   {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
+	"start": {"start_ms", "bare_start_ms", "ratio"},
 }
 
 // The quick cluster, rebuild, waiting and fleet workloads run to the end
 // and print one JSON line with every key of WORKLOADS.md, its rates
 // positive, nothing executed twice, every approval made, every run and step
-// rebuilt, and in the fleet some calls forwarded and none refused for want
-// of a holder.
+// rebuilt, in the fleet some calls forwarded and none refused for want
+// of a holder, and in start both binaries timed.
 func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
-	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x"} {
+	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x", "start"} {
 		t.Run(w, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -53,7 +54,7 @@ func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
 				t.Errorf("workload, sync, quick = %v, %v, %v", got["workload"], got["sync"], got["quick"])
 			}
 			for _, k := range []string{"steps_per_s", "raw_r3_async_msgs_per_s", "resume_ms", "rss_mb", "approvals_per_s",
-				"forwarded_calls", "ratio_to_w2"} {
+				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms"} {
 				if v, ok := got[k]; ok && !(v.(float64) > 0) {
 					t.Errorf("%s = %v, want > 0", k, v)
 				}
