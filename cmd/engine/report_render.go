@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	sgclient "github.com/stepgate/stepgate/client"
@@ -27,11 +28,12 @@ var reportTemplateText string
 //go:embed report.js
 var reportScript string
 
-// reportCSP is the page's Content-Security-Policy.
-var reportCSP = func() string {
+// reportCSP is the page's Content-Security-Policy, computed when a page
+// is first rendered.
+var reportCSP = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(reportScript))
 	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; form-action 'none'; base-uri 'none'"
-}()
+})
 
 // reportResultCap bounds the result text one call shows in the page; the
 // rest is in `engine show --json`.
@@ -106,21 +108,26 @@ func replyClass(r string) string {
 	return "v-confirm"
 }
 
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"stamp":      func(t *time.Time) string { return stamp(*t) },
-	"ms":         func(n *int64) string { return span(time.Duration(*n) * time.Millisecond) },
-	"size":       size,
-	"isize":      func(n int) string { return size(int64(n)) },
-	"grantLine":  grantLine,
-	"ticketLine": func(t *ticketView) string { return strings.TrimPrefix(ticketLine(t, palette{}), ": ") },
-	"replyClass": replyClass,
-	"checklist":  func(t *todosView) string { return t.Items.Checklist() },
-}).Parse(reportTemplateText))
+// reportTemplate is the page's template, parsed when a page is first
+// rendered (not at every start of the binary). It is embedded: a parse
+// error is a defect of the build, which the report's tests meet.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"stamp":      func(t *time.Time) string { return stamp(*t) },
+		"ms":         func(n *int64) string { return span(time.Duration(*n) * time.Millisecond) },
+		"size":       size,
+		"isize":      func(n int) string { return size(int64(n)) },
+		"grantLine":  grantLine,
+		"ticketLine": func(t *ticketView) string { return strings.TrimPrefix(ticketLine(t, palette{}), ": ") },
+		"replyClass": replyClass,
+		"checklist":  func(t *todosView) string { return t.Items.Checklist() },
+	}).Parse(reportTemplateText))
+})
 
 // renderReport writes d as the report's HTML page.
 func renderReport(w io.Writer, d *showDoc) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := reportTemplate.Execute(bw, buildReportPage(d)); err != nil {
+	if err := reportTemplate().Execute(bw, buildReportPage(d)); err != nil {
 		return fmt.Errorf("report: render: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -130,7 +137,7 @@ func renderReport(w io.Writer, d *showDoc) error {
 }
 
 func buildReportPage(d *showDoc) *reportPage {
-	p := &reportPage{Doc: d, Status: d.Status, CSP: reportCSP, Script: template.JS(reportScript)}
+	p := &reportPage{Doc: d, Status: d.Status, CSP: reportCSP(), Script: template.JS(reportScript)}
 	if d.End != nil {
 		p.Status += " (" + d.End.Cause + ")"
 	}

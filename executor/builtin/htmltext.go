@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -29,7 +30,7 @@ func htmlToText(r io.Reader, markdown bool) string {
 			}
 			text := string(z.Text())
 			if pre == 0 {
-				text = spaces.ReplaceAllString(text, " ")
+				text = spaces().ReplaceAllString(text, " ")
 			}
 			b.WriteString(text)
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -134,16 +135,18 @@ func inlineMark(a atom.Atom) string {
 	return "`"
 }
 
+// The expressions of a page's text, compiled when the first page is
+// converted (web_fetch), not at every start of the binary.
 var (
-	spaces     = regexp.MustCompile(`[ \t\r\n\f]+`)
-	blankLines = regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+\n`)
-	lineSpace  = regexp.MustCompile(`(?m)^[ \t]+|[ \t]+$`)
+	spaces     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[ \t\r\n\f]+`) })
+	blankLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+\n`) })
+	lineSpace  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]+|[ \t]+$`) })
 )
 
 // tidy trims each line and leaves at most one blank line between blocks.
 func tidy(s string) string {
-	s = lineSpace.ReplaceAllString(s, "")
-	s = blankLines.ReplaceAllString(s, "\n\n")
+	s = lineSpace().ReplaceAllString(s, "")
+	s = blankLines().ReplaceAllString(s, "\n\n")
 	return strings.TrimSpace(s)
 }
 
