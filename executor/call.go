@@ -6,7 +6,11 @@
 // only then runs the call.
 package executor
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/stepgate/stepgate/executor/sandbox"
+)
 
 // Call is the context given to a tool for one call. Tools never see grants or the log.
 type Call struct {
@@ -33,6 +37,11 @@ type Call struct {
 	// and handed back by the engine, like Observed, when an approved or
 	// recovered call is prepared again.
 	Paths []ResolvedPath `json:"paths,omitempty"`
+	// Sandbox is the call's sandbox policy, resolved by the engine from
+	// its profile: the tools that spawn processes (bash) run them through
+	// sandbox.Command under it. Nil or Mode Off: unsandboxed, with the host
+	// user's authority.
+	Sandbox *sandbox.Policy `json:"sandbox,omitempty"`
 	// book collects Paths while a first Prepare computes the call's requests.
 	book *pathBook
 	// acted receives what the call reports with [Call.Acted] while it runs.

@@ -17,10 +17,12 @@ import (
 
 	"github.com/stepgate/stepgate/bench"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/projection"
 )
 
 func main() {
+	sandbox.MaybeRun() // the sandbox helper is this binary re-executed: it runs and exits here
 	ctx, stop := signalContext(os.Stderr, os.Exit)
 	err := run(envTrace(ctx, os.Getenv), os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stepgate/stepgate/descriptor"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -40,6 +41,10 @@ type BashOutput struct {
 	TimedOut bool     `json:"timed_out,omitempty"`
 	Capped   bool     `json:"capped,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Sandbox is what the sandbox enforced on the command, when the call
+	// had a policy (see executor.Call.Sandbox); nil when it ran
+	// unsandboxed.
+	Sandbox *sandbox.Enforced `json:"sandbox,omitempty"`
 }
 
 // ModelText renders the output, the notices and the exit code.
@@ -110,11 +115,11 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	if err != nil {
 		return BashOutput{}, err
 	}
-	cmd := exec.Command(shell, "--norc", "--noprofile", "-c", in.Command)
-	cmd.Env = bashEnv(os.Environ())
-	cmd.Dir = dir.Real
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out capped
+	cmd, err := bashCommand(c, []string{shell, "--norc", "--noprofile", "-c", in.Command}, dir.Real)
+	if err != nil {
+		return BashOutput{}, err
+	}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return BashOutput{}, fmt.Errorf("start %s: %w", shell, err)
@@ -137,6 +142,14 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 		return BashOutput{}, fmt.Errorf("the call was cancelled and the command's process group killed: %w", ctx.Err())
 	}
 	res.Output, res.Capped = out.result()
+	var refused *sandbox.Error
+	if errors.As(werr, &refused) {
+		return BashOutput{}, werr // the helper failed before the command ran
+	}
+	if cmd.Sandboxed() {
+		e := cmd.Enforced()
+		res.Sandbox = &e
+	}
 	var exit *exec.ExitError
 	switch {
 	case werr == nil:
@@ -149,6 +162,27 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 		return BashOutput{}, werr
 	}
 	return res, nil
+}
+
+// bashCommand is the command in its own process group, under the call's
+// sandbox policy when it has one (the helper is then PID 1 of its PID
+// namespace: killing its group kills every process of the command).
+func bashCommand(c executor.Call, argv []string, dir string) (*sandbox.Cmd, error) {
+	p := sandbox.Policy{Mode: sandbox.Off}
+	if c.Sandbox != nil {
+		p = *c.Sandbox
+		if p.Location == "" {
+			p.Location = c.Location
+		}
+	}
+	cmd, err := sandbox.Command(p, argv, dir, bashEnv(os.Environ()))
+	if err != nil {
+		return nil, err
+	}
+	if !cmd.Sandboxed() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	return cmd, nil
 }
 
 // capped is an output buffer that keeps the first BashCaptureLimit bytes.

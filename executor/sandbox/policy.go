@@ -60,6 +60,39 @@ type Policy struct {
 	// ProxySocket is the host-side proxy's unix socket, bound into the
 	// sandbox; only with NetProxy.
 	ProxySocket string `json:"proxy_socket,omitempty"`
+	// Limits are the command's rlimits; a zero field takes its default
+	// (see Limits).
+	Limits Limits `json:"limits,omitzero"`
+}
+
+// Limits are the rlimits the helper sets on the command (and every
+// process it starts). Zero means the default.
+type Limits struct {
+	// Procs bounds the tasks (processes and threads) of the sandbox at
+	// once, which stops a fork bomb (default 1024): its PID namespace's
+	// pid_max (the kernel takes no less than 301) and RLIMIT_NPROC (which
+	// does not bind a command of the host's root).
+	Procs uint64 `json:"procs,omitempty"`
+	// FileSize is RLIMIT_FSIZE in bytes: no file grows past it (default
+	// 4 GiB).
+	FileSize uint64 `json:"file_size,omitempty"`
+}
+
+// The default limits; no core files are ever written (RLIMIT_CORE 0).
+const (
+	DefaultProcs    = 1024
+	DefaultFileSize = 4 << 30
+)
+
+// withDefaults fills the zero limits.
+func (l Limits) withDefaults() Limits {
+	if l.Procs == 0 {
+		l.Procs = DefaultProcs
+	}
+	if l.FileSize == 0 {
+		l.FileSize = DefaultFileSize
+	}
+	return l
 }
 
 // Enforced is what the helper put in place for one call, recorded with

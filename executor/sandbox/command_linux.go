@@ -1,0 +1,258 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// The test switches, read from the environment given to Command (never
+// from the engine's own): they can only make a call refused, never weaker.
+const (
+	// EnvTestNoLandlock set to 1 makes Landlock count as unavailable:
+	// every sandboxed call is refused by Command, and none runs.
+	EnvTestNoLandlock = "STEPGATE_SANDBOX_TEST_NO_LANDLOCK"
+	// EnvTestFault set to a stage ("mount", "landlock", "seccomp") makes
+	// the helper fail there, as a kernel refusal would: the command does
+	// not run and Wait returns sandbox_unavailable.
+	EnvTestFault = "STEPGATE_SANDBOX_TEST_FAULT"
+)
+
+// Cmd is a command that runs in the sandbox (or, under Off, as it is).
+// Use its Start, Wait, Run and CombinedOutput, not the embedded
+// exec.Cmd's: they read the helper's report.
+type Cmd struct {
+	*exec.Cmd
+	policy   Policy
+	report   *os.File // read end of the helper's report pipe; nil under Off
+	reportW  *os.File
+	spec     []byte // the helper's spec, written on its spec pipe once it starts
+	specR    *os.File
+	specW    *os.File
+	enforced Enforced
+}
+
+// Command returns the command argv run in dir under p, with environ (the
+// caller's environment; under a sandbox only its allow-listed variables
+// reach the command, see scrubEnv). Under Off it is argv as it is. It
+// fails closed: a policy this host cannot enforce is an *Error of code
+// CodeUnavailable naming what is missing, and nothing is started.
+func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, invalid("no command")
+	}
+	if p.Mode == Off || p.Mode == "" {
+		c := exec.Command(argv[0], argv[1:]...)
+		c.Dir, c.Env = dir, environ
+		return &Cmd{Cmd: c, policy: p, enforced: Enforced{Mode: Off, Network: NetHost}}, nil
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	p = p.resolved()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	h := Probe()
+	if envValue(environ, EnvTestNoLandlock) == "1" {
+		h.LandlockABI = 0
+	}
+	if m := h.missing(p); len(m) > 0 {
+		return nil, unavailable(m)
+	}
+	s := spec{Policy: p, Argv: argv, Dir: dir, Env: scrubEnv(environ), Fault: envValue(environ, EnvTestFault),
+		LandlockABI: h.LandlockABI}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox spec: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox report pipe: %w", err)
+	}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sandbox spec pipe: %w", err)
+	}
+	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{stage1Name, specArg}, Dir: "/",
+		Env: s.Env, ExtraFiles: []*os.File{w, sr}}
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
+	if p.network() != NetHost {
+		flags |= syscall.CLONE_NEWNET
+	}
+	c.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  flags,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+		Setpgid:     true,
+	}
+	return &Cmd{Cmd: c, policy: p, report: r, reportW: w, spec: b, specR: sr, specW: sw}, nil
+}
+
+// Start starts the command; a sandbox the kernel refuses to create (a
+// namespace not allowed) is sandbox_unavailable.
+func (c *Cmd) Start() error {
+	err := c.Cmd.Start()
+	if c.reportW != nil {
+		c.reportW.Close()
+		c.specR.Close()
+		c.reportW, c.specR = nil, nil
+		go func(w *os.File, b []byte) { // the pipe holds 64 KiB; a longer spec waits for the helper
+			_, _ = w.Write(b)
+			w.Close()
+		}(c.specW, c.spec)
+	}
+	if err != nil && c.report != nil {
+		c.report.Close()
+		return &Error{Code: CodeUnavailable, Err: err,
+			Message: fmt.Sprintf("the sandbox helper could not be started (namespaces refused?): %v; the command was not run", err)}
+	}
+	return err
+}
+
+// Wait waits for the command. If the helper failed before the command
+// ran (a mount, Landlock or seccomp refused), it is an *Error of code
+// CodeUnavailable with the helper's message; otherwise it is exec.Cmd's
+// Wait, and Enforced is filled.
+func (c *Cmd) Wait() error {
+	werr := c.Cmd.Wait()
+	if c.report == nil {
+		return werr
+	}
+	b, rerr := io.ReadAll(c.report)
+	c.report.Close()
+	c.report = nil
+	var rep report
+	if line, _, _ := bytes.Cut(b, []byte("\n")); len(line) > 0 {
+		if err := json.Unmarshal(line, &rep); err != nil {
+			rep.Error = fmt.Sprintf("unreadable report %q: %v", line, err)
+		}
+	}
+	switch {
+	case rep.Error != "":
+		return &Error{Code: CodeUnavailable, Message: "the sandbox helper failed before the command ran: " + rep.Error + "; the command was not run"}
+	case rep.Enforced == nil:
+		if rerr == nil && exitStatus(werr) == helperFailed {
+			return &Error{Code: CodeUnavailable, Message: "the sandbox helper failed before the command ran; the command was not run"}
+		}
+		// Killed before it reported (a timeout while it set up): the
+		// command did not run either.
+		return werr
+	}
+	c.enforced = *rep.Enforced
+	return werr
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// CombinedOutput runs the command and returns its stdout and stderr.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	var b bytes.Buffer
+	c.Stdout, c.Stderr = &b, &b
+	err := c.Run()
+	return b.Bytes(), err
+}
+
+// Sandboxed reports whether the command runs in the sandbox (its policy's
+// mode is not Off).
+func (c *Cmd) Sandboxed() bool { return c.report != nil || c.reportW != nil || c.enforced.Mode != Off }
+
+// Enforced is what was enforced, once Wait has returned; under Off it is
+// Mode Off and the host's network.
+func (c *Cmd) Enforced() Enforced { return c.enforced }
+
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func envValue(environ []string, name string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// validate checks what the helper relies on: a known mode and network,
+// absolute clean paths, a proxy socket for NetProxy.
+func (p Policy) validate() error {
+	switch p.Mode {
+	case ReadOnly, WorkspaceWrite:
+	default:
+		return invalid(fmt.Sprintf("unknown sandbox mode %q", p.Mode))
+	}
+	switch p.network() {
+	case NetOff, NetHost:
+	case NetProxy:
+		if p.ProxySocket == "" || !filepath.IsAbs(p.ProxySocket) {
+			return invalid("network proxy needs the proxy's socket as an absolute path")
+		}
+	default:
+		return invalid(fmt.Sprintf("unknown sandbox network %q", p.Network))
+	}
+	if !filepath.IsAbs(p.Location) {
+		return invalid(fmt.Sprintf("location %q is not an absolute path", p.Location))
+	}
+	for _, list := range [][]string{p.Writable, p.ReadOnly, p.Denied} {
+		for _, q := range list {
+			if !filepath.IsAbs(q) || strings.ContainsRune(q, 0) {
+				return invalid(fmt.Sprintf("path %q is not an absolute path", q))
+			}
+		}
+	}
+	return nil
+}
+
+func (p Policy) network() Network {
+	if p.Network == "" {
+		return NetOff
+	}
+	return p.Network
+}
+
+// resolved is p with its paths resolved through symlinks on the host (the
+// helper binds them from the host's root, where an absolute link would
+// point elsewhere); a path that does not exist stays as it is.
+func (p Policy) resolved() Policy {
+	real := func(q string) string {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return r
+		}
+		return filepath.Clean(q)
+	}
+	each := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, q := range list {
+			out[i] = real(q)
+		}
+		return out
+	}
+	p.Location = real(p.Location)
+	p.Writable, p.ReadOnly, p.Denied = each(p.Writable), each(p.ReadOnly), each(p.Denied)
+	if p.ProxySocket != "" {
+		p.ProxySocket = real(p.ProxySocket)
+	}
+	return p
+}
