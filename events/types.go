@@ -93,6 +93,9 @@ type RunStarted struct {
 	// key in the cluster); 0 (absent) when they came from the host's own
 	// user file.
 	ConfigVersion uint64 `json:"config_version,omitempty"`
+	// Sandbox is the sandbox the run's commands run under (see
+	// [SandboxProfile]); absent: off, and in runs started before sandboxes.
+	Sandbox *SandboxProfile `json:"sandbox,omitempty"`
 }
 
 // Place is a location's identity, so that one path on two machines is
@@ -200,6 +203,9 @@ type ToolResultRecorded struct {
 	// same file is held to what this call left (see spec/runs.md).
 	Found string `json:"found,omitempty"`
 	Left  string `json:"left,omitempty"`
+	// Sandbox is what the sandbox enforced on the call's command (see
+	// [SandboxRecord]); absent for a call that ran no command sandboxed.
+	Sandbox *SandboxRecord `json:"sandbox,omitempty"`
 }
 
 // OutputFileStored records a tool's whole output spilled to a file (the
