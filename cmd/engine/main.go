@@ -73,6 +73,7 @@ func verbs() []verb {
 	return []verb{
 		v("serve", "Run an engine", "run an engine host and its NATS service", "engine serve [--data DIR | --nats URL] [--listen HOST:PORT] [--http HOST:PORT] [--locations GLOB] [flags]", "engine serve --data ./stepgate-data --http 127.0.0.1:8080", runServe),
 		v("demo", "Run an engine", "a full run on an embedded server, across an engine restart", "engine demo", "engine demo", runDemo),
+		v("version", "Run an engine", "print this binary's module version, commit and Go version", "engine version [--json]", "engine version --json", runVersion),
 		v("bench", "Run an engine", "run a benchmark workload (see docs/benchmarks.md)", "engine bench WORKLOAD|all [--quick] [--sync interval|always]", "engine bench w1 --quick", runBench),
 		v("run", "Drive runs", "drive a scripted run (one line of the script per step)", "engine run --script FILE [--location DIR] [--agent NAME] [--wait] [--json] [flags]", "engine run"+nats+" --script steps.jsonl --location ~/project --wait", runScript),
 		v("runs", "Drive runs", "list runs", "engine runs [--status running|awaiting|ended] [--idle D] [--json] [flags]", "engine runs"+nats+" --status running --idle 1h", runRuns),
@@ -205,12 +206,25 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, positional...))
 }
 
-// version is the module version of this build, "0.0.0-dev" for a source build (the service needs SemVer).
+// version is the module version of this build as the NATS service
+// announces it (see serviceVersion).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return serviceVersion(bi.Main.Version)
 	}
-	return "0.0.0-dev"
+	return serviceVersion("")
+}
+
+// serviceVersion is a module version as SemVer, which the NATS service
+// framework requires: without the module's leading "v" (v1.2.3 and the
+// pseudo-versions a build in a checkout gets, v0.0.0-20261202033500-abcdef012345+dirty,
+// would be refused and the host would not serve), "0.0.0-dev" for a build
+// that has none ("(devel)", "").
+func serviceVersion(module string) string {
+	if module == "" || module == "(devel)" {
+		return "0.0.0-dev"
+	}
+	return strings.TrimPrefix(module, "v")
 }
 
 // logger writes warnings and errors to stderr; STEPGATE_LOG_LEVEL (debug,

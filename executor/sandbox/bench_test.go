@@ -1,25 +1,49 @@
+//go:build linux
+
 package sandbox_test
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
-// BenchmarkTrue is the cost of the helper: `true` run as it is and in the
-// sandbox (workspace-write, no network).
+// buildHelper builds cmd/stepgate-sandbox, the small helper binary, or
+// skips (no go tool, or a build cache this user cannot write).
+func buildHelper(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "stepgate-sandbox")
+	if b, err := exec.Command("go", "build", "-o", out, "github.com/stepgate/stepgate/cmd/stepgate-sandbox").CombinedOutput(); err != nil {
+		tb.Skipf("cannot build the helper binary: %v\n%s", err, b)
+	}
+	return out
+}
+
+// BenchmarkTrue is the cost of the helper: `true` run as it is, in the
+// sandbox through this binary re-executed, and through the small helper
+// binary (workspace-write, no network).
 func BenchmarkTrue(b *testing.B) {
 	loc := b.TempDir()
-	for _, p := range []sandbox.Policy{{Mode: sandbox.Off}, {Mode: sandbox.WorkspaceWrite, Location: loc}} {
-		b.Run(string(p.Mode), func(b *testing.B) {
-			if p.Mode != sandbox.Off {
-				if h := sandbox.Probe(); h.LandlockABI < 1 || !h.UserNS {
-					b.Skipf("this host cannot sandbox: %+v", h)
-				}
+	ws := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
+	helper := buildHelper(b)
+	for _, bc := range []struct {
+		name string
+		p    sandbox.Policy
+		opts []sandbox.Option
+	}{
+		{"off", sandbox.Policy{Mode: sandbox.Off}, nil},
+		{"workspace-write", ws, nil},
+		{"workspace-write-small-helper", ws, []sandbox.Option{sandbox.WithHelper(helper)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.p.Mode != sandbox.Off {
+				canSandbox(b)
 			}
 			for b.Loop() {
-				c, err := sandbox.Command(p, []string{"true"}, loc, os.Environ())
+				c, err := sandbox.Command(bc.p, []string{"true"}, loc, os.Environ(), bc.opts...)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -28,5 +52,20 @@ func BenchmarkTrue(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSmallHelper: the small helper binary runs a command in the sandbox
+// as this binary's helper stage does.
+func TestSmallHelper(t *testing.T) {
+	canSandbox(t)
+	helper := buildHelper(t)
+	loc := t.TempDir()
+	c, err := sandbox.Command(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc},
+		[]string{"bash", "-c", "echo in > f && cat f; echo x > /etc/stepgate-x"}, loc, os.Environ(), sandbox.WithHelper(helper))
+	must(t, err)
+	out, _ := c.CombinedOutput()
+	if string(out) != "in\nbash: line 1: /etc/stepgate-x: Read-only file system\n" || c.Enforced().LandlockABI < 1 {
+		t.Fatalf("%q %+v", out, c.Enforced())
 	}
 }

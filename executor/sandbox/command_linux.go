@@ -9,22 +9,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 )
 
-// The test switches, read from the environment given to Command (never
-// from the engine's own): they can only make a call refused, never weaker.
-const (
-	// EnvTestNoLandlock set to 1 makes Landlock count as unavailable:
-	// every sandboxed call is refused by Command, and none runs.
-	EnvTestNoLandlock = "STEPGATE_SANDBOX_TEST_NO_LANDLOCK"
-	// EnvTestFault set to a stage ("mount", "landlock", "seccomp") makes
-	// the helper fail there, as a kernel refusal would: the command does
-	// not run and Wait returns sandbox_unavailable.
-	EnvTestFault = "STEPGATE_SANDBOX_TEST_FAULT"
-)
+// Option adjusts Command.
+type Option func(*options)
+
+type options struct {
+	helper string // the binary run as the helper
+}
+
+// WithHelper runs the helper from the binary at path (one whose main calls
+// MaybeRun first, such as cmd/stepgate-sandbox) instead of re-executing
+// this one: a small binary starts faster than the engine, whose package
+// initialisation runs before MaybeRun.
+func WithHelper(path string) Option { return func(o *options) { o.helper = path } }
 
 // Cmd is a command that runs in the sandbox (or, under Off, as it is).
 // Use its Start, Wait, Run and CombinedOutput, not the embedded
@@ -45,7 +45,11 @@ type Cmd struct {
 // reach the command, see scrubEnv). Under Off it is argv as it is. It
 // fails closed: a policy this host cannot enforce is an *Error of code
 // CodeUnavailable naming what is missing, and nothing is started.
-func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error) {
+func Command(p Policy, argv []string, dir string, environ []string, opts ...Option) (*Cmd, error) {
+	o := options{helper: "/proc/self/exe"}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if len(argv) == 0 {
 		return nil, invalid("no command")
 	}
@@ -84,7 +88,7 @@ func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error
 		w.Close()
 		return nil, fmt.Errorf("sandbox spec pipe: %w", err)
 	}
-	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{stage1Name, specArg}, Dir: "/",
+	c := &exec.Cmd{Path: o.helper, Args: []string{stage1Name, specArg}, Dir: "/",
 		Env: s.Env, ExtraFiles: []*os.File{w, sr}}
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if p.network() != NetHost {
@@ -184,15 +188,6 @@ func exitStatus(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
-}
-
-func envValue(environ []string, name string) string {
-	for _, kv := range slices.Backward(environ) {
-		if v, ok := strings.CutPrefix(kv, name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // validate checks what the helper relies on: a known mode and network,

@@ -1,6 +1,21 @@
 package sandbox
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
+
+// The test switches, read from the environment given to Command (never
+// from the engine's own): they can only make a call refused, never weaker.
+const (
+	// EnvTestNoLandlock set to 1 makes Landlock count as unavailable:
+	// every sandboxed call is refused by Command, and none runs.
+	EnvTestNoLandlock = "STEPGATE_SANDBOX_TEST_NO_LANDLOCK"
+	// EnvTestFault set to a stage ("mount", "landlock", "seccomp") makes
+	// the helper fail there, as a kernel refusal would: the command does
+	// not run and Wait returns sandbox_unavailable.
+	EnvTestFault = "STEPGATE_SANDBOX_TEST_FAULT"
+)
 
 // scrubEnv keeps of environ only the allow-listed names (PATH, HOME, LANG,
 // LC_*, TERM, TZ, USER, LOGNAME, git's GIT_CONFIG_COUNT/KEY_n/VALUE_n that
@@ -40,4 +55,14 @@ func proxyEnv(addr string) []string {
 	u := "http://" + addr
 	return []string{"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
 		"ALL_PROXY=" + u, "all_proxy=" + u, "NO_PROXY=", "no_proxy="}
+}
+
+// envValue is the last value of name in environ, as getenv finds it.
+func envValue(environ []string, name string) string {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -17,6 +17,14 @@ type Host struct {
 // Probe reports that this host can enforce nothing.
 func Probe() Host { return Host{} }
 
+// Option adjusts Command.
+type Option func(*options)
+
+type options struct{ helper string }
+
+// WithHelper names the helper binary (unused off Linux).
+func WithHelper(path string) Option { return func(o *options) { o.helper = path } }
+
 // Cmd is a command; off Linux only Off runs.
 type Cmd struct {
 	*exec.Cmd
@@ -24,7 +32,7 @@ type Cmd struct {
 }
 
 // Command runs argv as it is under Off, and refuses every sandbox.
-func Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error) {
+func Command(p Policy, argv []string, dir string, environ []string, _ ...Option) (*Cmd, error) {
 	if len(argv) == 0 {
 		return nil, invalid("no command")
 	}

@@ -14,16 +14,18 @@ import (
 // other processes, the mount table and namespaces, the kernel's keys,
 // BPF, io_uring (whose operations no seccomp filter sees), perf, kernel
 // modules and kexec, root changes.
-var deniedSyscalls = []string{
-	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
-	"mount", "umount2", "pivot_root", "chroot", "setns",
-	"fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
-	"keyctl", "add_key", "request_key",
-	"bpf", "perf_event_open", "userfaultfd",
-	"io_uring_setup", "io_uring_enter", "io_uring_register",
-	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-	"open_by_handle_at", "name_to_handle_at", "quotactl", "swapon", "swapoff", "reboot", "acct",
-	"iopl", "ioperm", "syslog",
+func deniedSyscalls() []string {
+	return []string{
+		"ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
+		"mount", "umount2", "pivot_root", "chroot", "setns",
+		"fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+		"keyctl", "add_key", "request_key",
+		"bpf", "perf_event_open", "userfaultfd",
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+		"open_by_handle_at", "name_to_handle_at", "quotactl", "swapon", "swapoff", "reboot", "acct",
+		"iopl", "ioperm", "syslog",
+	}
 }
 
 // seccompPolicy is the filter: the denied syscalls, unshare and clone of a
@@ -46,7 +48,7 @@ func seccompPolicy(inet bool) seccomp.Policy {
 	return seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
-			{Action: eperm, Names: deniedSyscalls, NamesWithCondtions: withArgs},
+			{Action: eperm, Names: deniedSyscalls(), NamesWithCondtions: withArgs},
 			{Action: enosys, Names: []string{"clone3"}},
 		},
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox_test
 
 import (
@@ -14,7 +16,7 @@ import (
 	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
-func canSandbox(t *testing.T) {
+func canSandbox(t testing.TB) {
 	t.Helper()
 	if h := sandbox.Probe(); h.LandlockABI < 1 || !h.UserNS {
 		t.Skipf("this host cannot sandbox: %+v", h)
@@ -91,7 +93,7 @@ func TestNetProxy(t *testing.T) {
 	}
 }
 
-// TestNamedSocketVisible records the gap docs/sandbox.md names: a named
+// TestNamedSocketVisible records the gap docs/guide/sandbox.md names: a named
 // unix socket the view shows (here bound read-only; on a real host /run,
 // /var/run) can be connected to, since a read-only mount does not stop
 // connect and Landlock only sees it from ABI 9 (LANDLOCK_ACCESS_FS_
@@ -106,7 +108,7 @@ func TestNamedSocketVisible(t *testing.T) {
 	must(t, err)
 	out, _ := c.CombinedOutput()
 	if w.hits["unix-visible"].Load() == 0 {
-		t.Fatalf("the gap is closed (update docs/sandbox.md): %s", out)
+		t.Fatalf("the gap is closed (update docs/guide/sandbox.md): %s", out)
 	}
 }
 
