@@ -75,6 +75,15 @@ type Config struct {
 	// hold to a host that does (see Forwarder); nil: such a request is
 	// answered ErrNoExecutor.
 	Forward Forwarder
+	// Sandbox is the host's floor (serve --sandbox): every run it starts
+	// runs its commands at least this contained, whatever the
+	// configuration says (config.SandboxProfile.Tighten). Zero: off, the
+	// configuration's profile alone.
+	Sandbox config.SandboxProfile
+	// SandboxDenied are this host's own secrets, denied to every
+	// sandboxed command besides the profile's: its data directory, the
+	// user's and the secrets file, the NATS credentials it connects with.
+	SandboxDenied []string
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their
@@ -92,6 +101,9 @@ type Policy struct {
 	// Version is the fleet configuration document's version the policy
 	// came from (pinned in RunStarted.ConfigVersion); 0 for a local file.
 	Version uint64
+	// Sandbox is the profile the agent's commands run under (before the
+	// host's floor, Config.Sandbox); zero: off.
+	Sandbox config.SandboxProfile
 }
 
 // Engine handles commands against one log. All methods are safe for

@@ -49,6 +49,7 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 	res, sp := store.Bound(whole, lim)
 	res.Acted = whole.Acted // not the model's: bounding leaves it out
 	c.setResult(res)
+	c.result.Sandbox = sandboxRecord(whole.Sandbox, nil)
 	c.state = whole.State
 	if sp != nil {
 		c.spilled = sp
@@ -105,5 +106,9 @@ func (h *submitter) runIn(ctx context.Context, epoch uint64, at placeAt, c *plan
 		return
 	}
 	defer h.toolDone(c.req.Tool, time.Now())
-	c.run(ctx, h.store, lim)
+	if at.contain == nil {
+		c.run(ctx, h.store, lim)
+		return
+	}
+	h.runContained(ctx, c, at.contain, lim)
 }

@@ -61,7 +61,7 @@ func (b *base) fit(c *events.Commit, from runAt, calls ...*planned) bool {
 	for i, r := range rs {
 		nr := toRecorded(callID(i), r)
 		was := c.Events[at[i]].(events.ToolResultRecorded)
-		nr.Found, nr.Left = was.Found, was.Left // not the model's: fitting leaves them
+		nr.Found, nr.Left, nr.Sandbox = was.Found, was.Left, was.Sandbox // not the model's: fitting leaves them
 		c.Events[at[i]] = nr
 		if p := byID[nr.CallID]; p != nil {
 			p.result = nr

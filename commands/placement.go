@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/projection"
 )
 
@@ -107,10 +108,15 @@ func (b *base) forwardRun(ctx context.Context, run, op string, req, resp any, wh
 type placeAt struct {
 	loc   string
 	place *events.Place
+	// contain is the sandbox the calls run in there (see sandboxPolicy);
+	// nil: unsandboxed.
+	contain *sandbox.Policy
 }
 
 // placeAt is the run's placeAt.
-func (c *runConfig) placeAt() placeAt { return placeAt{loc: c.location, place: c.place} }
+func (c *runConfig) placeAt() placeAt {
+	return placeAt{loc: c.location, place: c.place, contain: c.contain}
+}
 
 // checkPlace returns nil when call c may make its effect here: its tool
 // acts on no location, or the run has no place, or the directory at the

@@ -16,6 +16,6 @@ func LoaderPolicy(l config.Loader, log *slog.Logger) func(agent, location string
 		if err != nil {
 			log.Warn("configuration: the agent is denied everything", "agent", agent, "location", location, "err", err)
 		}
-		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}, TicketTTL: eff.TicketTTL, MCPServers: eff.MCPServers}
+		return Policy{Rules: eff.Rules, Limits: events.OutputLimits{MaxLines: eff.MaxLines, MaxBytes: eff.MaxBytes}, TicketTTL: eff.TicketTTL, MCPServers: eff.MCPServers, Sandbox: eff.Sandbox}
 	}
 }

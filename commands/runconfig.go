@@ -5,6 +5,7 @@ import (
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -25,6 +26,7 @@ type runConfig struct {
 	catalog     map[string]string     // advertised name → identity; shared, never modified
 	mcp         []events.MCPServerPin // the MCP servers the run may see; never modified
 	place       *events.Place         // the location's identity; nil for a run started before placement
+	contain     *sandbox.Policy       // the sandbox of its calls on this host; nil: unsandboxed; never modified
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -65,6 +67,7 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		tools:       b.shared.catalogOf(r.Catalog.Tools),
 		mcp:         r.Snapshot.MCP,
 		place:       r.Snapshot.Place,
+		contain:     b.sandboxPolicy(r),
 	}
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies

@@ -159,7 +159,8 @@ func (h *runs) StartRun(ctx context.Context, req StartRunRequest) (*RunInfo, err
 		Rules: vocab.EventRules(rules), Narrowing: narrowing.String(), Limits: limits,
 		PolicyDigest: rules.Digest(), EngineVersion: h.cfg.Version, TicketTTLMs: ttl.Milliseconds(),
 		MCP: pins, Principal: principalOf(ctx), Place: pinned(place), ConfigVersion: pol.Version,
-		Model: req.Model,
+		Model:   req.Model,
+		Sandbox: pinnedSandbox(pol.Sandbox.Tighten(h.cfg.Sandbox)),
 	}
 	if req.Run != "" {
 		return h.startChosen(ctx, req.Run, started, adv, cat)

@@ -1,6 +1,11 @@
 package events
 
-import "github.com/stepgate/stepgate/internal/jsonfast"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/stepgate/stepgate/internal/jsonfast"
+)
 
 // The payloads written on every step encode themselves through jsonfast,
 // without reflection: the hot path of a commit (see WritePayload). The
@@ -135,6 +140,14 @@ func (e ToolResultRecorded) writeJSON(w *jsonfast.Writer) {
 	}
 	if e.Left != "" {
 		w.String("left", e.Left)
+	}
+	if e.Sandbox != nil { // rare: a sandboxed command's result; the general encoder is fast enough
+		data, err := json.Marshal(e.Sandbox)
+		if err != nil {
+			w.Fail(fmt.Errorf("encode a result's sandbox record: %w", err))
+			return
+		}
+		w.Raw("sandbox", data)
 	}
 	w.EndObject()
 }

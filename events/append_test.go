@@ -54,7 +54,7 @@ func TestHotEventEncodingAgreesWithEncodingJSON(t *testing.T) {
 				Observed: anyString(t, "observed"), Paths: paths},
 			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
 			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, IsError: rapid.Bool().Draw(t, "err"), Files: anyStrings(t, "files"),
-				Found: anyString(t, "found"), Left: anyString(t, "left")},
+				Found: anyString(t, "found"), Left: anyString(t, "left"), Sandbox: anySandbox(t)},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
 		}
 		c := &events.Commit{ID: "x", Run: "r", Kind: events.KindStep, At: time.Unix(0, 0).UTC(), Prev: anyString(t, "prev"), Events: evs}
@@ -155,4 +155,18 @@ func benchCommit() *events.Commit {
 			events.ToolResultRecorded{CallID: "c1", Parts: []events.Part{{Type: "text", Text: string(text)}}},
 			events.StepFinalized{Calls: 1},
 		}}
+}
+
+// anySandbox is a result's sandbox record, or none.
+func anySandbox(t *rapid.T) *events.SandboxRecord {
+	if rapid.Bool().Draw(t, "unsandboxed") {
+		return nil
+	}
+	r := &events.SandboxRecord{Mode: anyString(t, "mode"), Network: anyString(t, "net"), LandlockABI: rapid.IntRange(0, 9).Draw(t, "abi"),
+		Namespaces: anyStrings(t, "ns"), Seccomp: rapid.Bool().Draw(t, "seccomp")}
+	for range rapid.IntRange(0, 2).Draw(t, "conns") {
+		r.Connections = append(r.Connections, events.NetConnection{Form: anyString(t, "form"), Authority: anyString(t, "auth"),
+			Verdict: anyString(t, "verdict"), BytesUp: rapid.Int64().Draw(t, "up")})
+	}
+	return r
 }

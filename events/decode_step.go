@@ -1,5 +1,7 @@
 package events
 
+import "encoding/json"
+
 // The payloads every step writes (append.go), read by hand: the hot path
 // of a rebuild. Each reads its type's fields as encoding/json reads them
 // into it (see decoder); a payload's members are held by 4 containers (the
@@ -142,6 +144,13 @@ func (d *decoder) toolResultRecorded() Event {
 			d.str(&e.Found)
 		case "left":
 			d.str(&e.Left)
+		case "sandbox":
+			var raw json.RawMessage
+			d.raw(&raw, 5)
+			if !d.bad && string(raw) != "null" {
+				e.Sandbox = new(SandboxRecord)
+				d.bad = json.Unmarshal(raw, e.Sandbox) != nil
+			}
 		default:
 			return false
 		}

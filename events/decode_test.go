@@ -86,7 +86,7 @@ func TestFastDecodesWhatMarshalWritesProperty(t *testing.T) {
 				Requests: reqs, Observed: anyString(t, "observed"), Paths: paths},
 			events.ToolCallStarted{CallID: anyString(t, "id"), Attempt: rapid.Int().Draw(t, "attempt")},
 			events.ToolResultRecorded{CallID: anyString(t, "id"), Parts: parts, Structured: raw("structured"), IsError: rapid.Bool().Draw(t, "err"),
-				Files: anyStrings(t, "files"), Found: anyString(t, "found"), Left: anyString(t, "left")},
+				Files: anyStrings(t, "files"), Found: anyString(t, "found"), Left: anyString(t, "left"), Sandbox: anySandbox(t)},
 			events.StepFinalized{Calls: rapid.Int().Draw(t, "calls")},
 			events.Unknown{Type: anyString(t, "unknown"), V: rapid.IntRange(0, 3).Draw(t, "v"), Data: raw("udata")},
 		}

@@ -96,6 +96,9 @@ type RunStarted struct {
 	// Model holds the agent settings of a run a model drives (engine
 	// agent; see [ModelSettings]); absent for any other run.
 	Model *ModelSettings `json:"model,omitempty"`
+	// Sandbox is the sandbox the run's commands run under (see
+	// [SandboxProfile]); absent: off, and in runs started before sandboxes.
+	Sandbox *SandboxProfile `json:"sandbox,omitempty"`
 }
 
 // Place is a location's identity, so that one path on two machines is
@@ -203,6 +206,9 @@ type ToolResultRecorded struct {
 	// same file is held to what this call left (see spec/runs.md).
 	Found string `json:"found,omitempty"`
 	Left  string `json:"left,omitempty"`
+	// Sandbox is what the sandbox enforced on the call's command (see
+	// [SandboxRecord]); absent for a call that ran no command sandboxed.
+	Sandbox *SandboxRecord `json:"sandbox,omitempty"`
 }
 
 // OutputFileStored records a tool's whole output spilled to a file (the

@@ -46,6 +46,17 @@ type Call struct {
 	book *pathBook
 	// acted receives what the call reports with [Call.Acted] while it runs.
 	acted *Acted
+	// contained receives what the sandbox enforced ([Call.Contained]).
+	contained **sandbox.Enforced
+}
+
+// Contained reports, while the call runs, what the sandbox enforced on the
+// command it ran (see [Result.Sandbox]); the last report wins. Safe to
+// call on a Call that is not running (it then does nothing).
+func (c Call) Contained(e sandbox.Enforced) {
+	if c.contained != nil {
+		*c.contained = &e
+	}
 }
 
 // Acted is what a call found and left of what its tool observes (see

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // RawHandler runs one call of a tool built by [NewRaw]: args are the call's
@@ -89,6 +90,8 @@ type rawCall struct {
 func (p *rawCall) settle(ctx context.Context) Result { return p.h.settle(ctx, p.c, p.args) }
 
 func (p *rawCall) follow() { p.c.Observed = "" }
+
+func (p *rawCall) contain(pol *sandbox.Policy) { p.c.Sandbox = pol }
 
 func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 	raw := bytes.TrimSpace(args)

@@ -3,6 +3,8 @@ package executor
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // Part types.
@@ -33,6 +35,10 @@ type Result struct {
 	// [Call.Acted]); the engine records it with the result, never shows it
 	// to the model. Zero for a failed call.
 	Acted Acted `json:"-"`
+	// Sandbox is what the sandbox enforced on the command the call ran
+	// (see [Call.Contained]); nil when it ran none sandboxed. The engine
+	// records it with the result.
+	Sandbox *sandbox.Enforced `json:"-"`
 }
 
 // StateChange sets one key of the run's state to a JSON value.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/stepgate/stepgate/descriptor"
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // Prepared is one call whose arguments were decoded and checked. It is what the caller
@@ -23,6 +24,7 @@ type Prepared struct {
 type settler interface {
 	settle(ctx context.Context) Result
 	follow()
+	contain(p *sandbox.Policy)
 }
 
 // preparedCall is a Prepared with what its run needs, in one allocation.
@@ -33,19 +35,24 @@ type preparedCall[In, Out any] struct {
 	in    In
 	book  pathBook // what a first Prepare recorded, until it is in c.Paths
 	acted Acted    // what the call reported with Call.Acted
+	// contained is what the call reported with Call.Contained.
+	contained *sandbox.Enforced
 }
 
 func (p *preparedCall[In, Out]) settle(ctx context.Context) Result {
 	c := p.c
-	c.acted = &p.acted
+	c.acted, c.contained = &p.acted, &p.contained
 	res := p.h.settle(ctx, c, p.in)
 	if !res.IsError {
 		res.Acted = p.acted
 	}
+	res.Sandbox = p.contained
 	return res
 }
 
 func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
+
+func (p *preparedCall[In, Out]) contain(pol *sandbox.Policy) { p.c.Sandbox = pol }
 
 // Follow says that an earlier call of the same step changed a path this
 // call touches, after this call was decided: the call then runs against
@@ -54,6 +61,12 @@ func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
 // decision). The engine calls it, before Run, only for a call that runs
 // right after such a call, in model order. Not safe concurrently with Run.
 func (p *Prepared) Follow() { p.call.follow() }
+
+// Contain sets the sandbox policy the call runs under (see Call.Sandbox),
+// before Run: the engine resolves it from the run's pinned profile when the
+// call is about to start (a proxy's socket exists only then). Not safe
+// concurrently with Run.
+func (p *Prepared) Contain(pol *sandbox.Policy) { p.call.contain(pol) }
 
 // Observed returns what the call saw when it was decided (see WithObserve),
 // for the engine to record with the verdict; "" for tools that observe

@@ -47,6 +47,9 @@ type connFlags struct {
 	// (--test-tools of run and mcp serve; with --nats the served host's own
 	// --test-tools decides).
 	testTools bool
+	// sandbox is the embedded engine's floor (--sandbox of run and mcp
+	// serve; with --nats the served host's own decides).
+	sandbox sandboxFlag
 	// fs is the verb's flag set: which connection flags the user gave
 	// (hints repeat them), and where warnings go.
 	fs *flag.FlagSet
@@ -181,8 +184,13 @@ type hostOptions struct {
 	hostFlag  bool   // hostName came from --host: stored as the identity if there is none yet, warned about if it differs
 	log       *slog.Logger
 	testTools bool
-	limits    stepLimits
-	metrics   commands.Metrics // nil for none
+	// sandbox is the host's floor (--sandbox), and secretFiles the files
+	// of its own credentials (password, credentials, TLS key), denied to
+	// every sandboxed command.
+	sandbox     sandboxFlag
+	secretFiles []string
+	limits      stepLimits
+	metrics     commands.Metrics // nil for none
 	// tracer traces the host's calls, commits and waits (nil for none);
 	// traceContent records arguments and results on the spans.
 	tracer       trace.TracerProvider
@@ -294,7 +302,8 @@ func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Hos
 		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
 			Policy: policy, MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
 			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: secrets}, Tracer: o.tracer, TraceContent: o.traceContent,
-			Locations: o.locations, Forward: fwd},
+			Locations: o.locations, Forward: fwd,
+			Sandbox: o.sandbox.floor(), SandboxDenied: hostSecrets(o.dataDir, l.UserFile, o.secretFiles)},
 		Projector: projectionOptions(o.log),
 		Lease:     o.lease,
 	})
@@ -330,7 +339,7 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 			return nil, err
 		}
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools, sandbox: f.sandbox})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
@@ -341,6 +350,27 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 // embedded engine (run, mcp serve).
 func (f *connFlags) registerTestTools(fs *flag.FlagSet) {
 	fs.BoolVar(&f.testTools, "test-tools", false, "without --nats: also install the test tools echo, echo_fx, wait, wait_fx and append_fx in the embedded engine (for benchmarks and end-to-end tests; never in production)")
+	f.sandbox.register(fs, "without --nats: ")
+}
+
+// hostSecrets are the paths of a host's own secrets that no sandboxed
+// command may read: its data directory (the log's storage, its
+// checkpoints, its identity), the user's file and the files of its
+// credentials.
+func hostSecrets(dataDir, userFile string, files []string) []string {
+	out := []string{dataDir}
+	if userFile != "" {
+		out = append(out, userFile)
+	}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(f); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // with opens the engine the flags name, calls fn with it, and lets it go.

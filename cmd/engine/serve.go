@@ -27,6 +27,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sync := fs.String("sync", step.SyncInterval, "embedded server storage sync: interval or always")
 	hostName := fs.String("host", "", "this host's name in its commits; default the data directory's identity (DATA/host.json, made on the first start), so a restarted host recovers what it left in doubt")
 	testTools := fs.Bool("test-tools", false, "also install the test tools echo, echo_fx, wait, wait_fx and append_fx (for benchmarks and end-to-end tests; never in production)")
+	var floor sandboxFlag
+	floor.register(fs, "")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics on http://ADDR/metrics, e.g. 127.0.0.1:9090 (\"\" for none)")
 	lease := fs.Duration("lease", commands.DefaultLeaseTTL, "this host's lease: renewed every fifth of it; a host whose renewals stopped for this long is taken over by another, which settles what it left in doubt (0: no lease, no takeovers)")
 	auth := fs.String("auth", "", "the embedded server's users and permissions: a nats-server configuration file whose authorization block is enforced (deploy/access/accounts.conf); the host connects with --user and --password-file (or STEPGATE_NATS_USER and STEPGATE_NATS_PASSWORD), or --creds")
@@ -77,7 +79,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits,
+	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits, sandbox: floor, secretFiles: []string{cf.passwordFile, cf.creds, cf.tlsKey},
 		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true}
 	if *lease < 0 {
 		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)

@@ -149,6 +149,7 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	if cmd.Sandboxed() {
 		e := cmd.Enforced()
 		res.Sandbox = &e
+		c.Contained(e)
 	}
 	var exit *exec.ExitError
 	switch {

@@ -1,0 +1,54 @@
+package commands
+
+import (
+	"os"
+	"slices"
+
+	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/projection"
+)
+
+// pinnedSandbox is the profile a run pins (RunStarted.Sandbox); nil when
+// it does not sandbox, as runs did before sandboxes.
+func pinnedSandbox(p config.SandboxProfile) *events.SandboxProfile {
+	if !p.Sandboxed() {
+		return nil
+	}
+	return &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
+}
+
+// sandboxPolicy is a run's pinned profile as this host's sandbox policy for
+// its calls: the location writable or not, the default read-only paths of
+// the location and the denied paths of the home directory, this host's own
+// secrets (Config.SandboxDenied), and the profile's. Nil for a run that
+// runs unsandboxed.
+func (b *base) sandboxPolicy(r *projection.RunHeader) *sandbox.Policy {
+	p := r.Snapshot.Sandbox
+	if p == nil || p.Mode == "" || p.Mode == config.SandboxOff {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	loc := r.Snapshot.Location
+	pol := &sandbox.Policy{
+		Mode: sandbox.Mode(p.Mode), Network: sandbox.Network(p.Network), Allow: slices.Clone(p.Allow),
+		Location: loc, Writable: slices.Clone(p.Writable),
+		ReadOnly: append(sandbox.DefaultReadOnly(loc), p.ReadOnly...),
+		Denied:   slices.Concat(b.cfg.SandboxDenied, p.Denied),
+	}
+	if home != "" {
+		pol.Denied = append(sandbox.DefaultDenied(home), pol.Denied...)
+	}
+	return pol
+}
+
+// sandboxRecord is what the sandbox enforced on a call, as its result
+// records it, with the connections its proxy saw.
+func sandboxRecord(e *sandbox.Enforced, conns []events.NetConnection) *events.SandboxRecord {
+	if e == nil {
+		return nil
+	}
+	return &events.SandboxRecord{Mode: string(e.Mode), Network: string(e.Network), LandlockABI: e.LandlockABI,
+		Namespaces: slices.Clone(e.Namespaces), Seccomp: e.Seccomp, Connections: conns}
+}
