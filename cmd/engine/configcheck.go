@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/step"
 )
@@ -91,6 +92,7 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if eff.MaxLines > 0 || eff.MaxBytes > 0 {
 		fmt.Fprintf(stdout, "  tool_output max_lines %d max_bytes %d\n", eff.MaxLines, eff.MaxBytes)
 	}
+	printSandbox(stdout, eff.Sandbox, sandbox.Probe())
 	for _, r := range eff.NotGranted {
 		fmt.Fprintf(stdout, "  not granted: %s (project config): %s\n", r.Asked, r.Got)
 	}
@@ -148,4 +150,41 @@ func loader(dataDir string) config.Loader {
 		dataDir = abs
 	}
 	return config.Loader{UserFile: config.UserFile(), ToolOutputDir: filepath.Join(dataDir, "tool-output")}
+}
+
+// printSandbox says the agent's sandbox profile (before a host's --sandbox
+// floor) and what this host can enforce, so that a profile the host cannot
+// give is seen before a call is refused for it.
+func printSandbox(w io.Writer, p config.SandboxProfile, h sandbox.Host) {
+	if p.Sandboxed() {
+		fmt.Fprintf(w, "  sandbox %s, network %s", p.Mode, p.Net())
+		if len(p.Allow) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(p.Allow, ", "))
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, "  sandbox off: commands run with this user's authority (unless a host's --sandbox says otherwise)")
+	}
+	can := "this host can enforce: "
+	if h.LandlockABI > 0 {
+		can += fmt.Sprintf("Landlock ABI %d", h.LandlockABI)
+	} else {
+		can += "no Landlock"
+	}
+	for _, ns := range []struct {
+		name string
+		ok   bool
+	}{{"user", h.UserNS}, {"mount", h.MountNS}, {"pid", h.PIDNS}, {"net", h.NetNS}} {
+		if ns.ok {
+			can += ", " + ns.name + " namespaces"
+		} else {
+			can += ", no " + ns.name + " namespaces"
+		}
+	}
+	if h.Seccomp {
+		can += ", seccomp"
+	} else {
+		can += ", no seccomp"
+	}
+	fmt.Fprintf(w, "  %s\n", can)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // TestMain lets the test binary stand in for the engine binary when the demo
@@ -19,6 +20,7 @@ import (
 // command engine of the testscript scripts (testdata/script): run under
 // that name, the test binary is the engine binary, main and all.
 func TestMain(m *testing.M) {
+	sandbox.MaybeRun() // the sandbox helper re-executes this binary as itself
 	if len(os.Args) > 1 && os.Args[1] == "demo-resume" {
 		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -58,6 +58,13 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		fmt.Fprintf(w, "  fleet config version %d", v) // else its host's own user file
 	}
 	fmt.Fprintln(w)
+	if sb := r.Snapshot.Sandbox; sb != nil {
+		fmt.Fprintf(w, "  sandbox %s, network %s", sb.Mode, sb.Network)
+		if len(sb.Allow) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(sb.Allow, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 	timelineModel(w, r, p)
 	tl := d.Timeline
 	if tl.Started != nil && tl.Ended != nil {
@@ -119,7 +126,18 @@ func timelineCall(w io.Writer, c callView, p palette) {
 		if c.RanOn != "" {
 			facts = append(facts, "ran on "+c.RanOn)
 		}
+		if sb := c.Sandbox; sb != nil {
+			facts = append(facts, sandboxFact(sb))
+		}
 		fmt.Fprintf(w, "      %s %s  %s\n", mark, res.Preview, p.paint(ansiDim, "["+strings.Join(facts, ", ")+"]"))
+		if sb := c.Sandbox; sb != nil {
+			for _, n := range sb.Connections {
+				fmt.Fprintf(w, "        network %s %s %s%s\n", n.Verdict, n.Form, n.Authority, suffix(" ("+n.Code+")", n.Code != ""))
+			}
+			if sb.Dropped > 0 {
+				fmt.Fprintf(w, "        network: %d more connections, not recorded\n", sb.Dropped)
+			}
+		}
 		for _, f := range res.Files {
 			n := ""
 			if f.Bytes >= 0 {
@@ -205,4 +223,25 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+}
+
+// sandboxFact says what the sandbox enforced on a call: its mode, network,
+// Landlock's ABI, seccomp.
+func sandboxFact(sb *events.SandboxRecord) string {
+	s := "sandbox " + sb.Mode + ", network " + sb.Network
+	if sb.LandlockABI > 0 {
+		s += fmt.Sprintf(", landlock %d", sb.LandlockABI)
+	}
+	if sb.Seccomp {
+		s += ", seccomp"
+	}
+	return s
+}
+
+// suffix is s when ok, else "".
+func suffix(s string, ok bool) string {
+	if ok {
+		return s
+	}
+	return ""
 }

@@ -63,6 +63,10 @@ type callView struct {
 	// RanOn is the host that executed the call (see client.Call.RanOn);
 	// empty when its result was recorded without it running.
 	RanOn string `json:"ran_on,omitempty"`
+	// Sandbox is what the sandbox enforced on the call's command, and its
+	// connections (see events.SandboxRecord); nil when it ran none
+	// sandboxed.
+	Sandbox *events.SandboxRecord `json:"sandbox,omitempty"`
 	// State lists the run-state keys the call set (todos).
 	State []string `json:"state,omitempty"`
 	// RequestedAt and ResultAt are the commit times of the call's request
@@ -176,6 +180,7 @@ func buildCall(r *sgclient.Run, step int, c sgclient.Call, grants []sgclient.Gra
 	}
 	if res := c.Result; res != nil {
 		v.Result = buildResult(res, facts)
+		v.Sandbox = res.Sandbox
 	}
 	if facts != nil {
 		k := callKey{step, c.ID}

@@ -65,7 +65,7 @@ func (o BashOutput) ModelText() string {
 }
 
 const bashDescription = `Run a command with bash (bash --norc --noprofile -c, no startup files) in the workspace (or in workdir) and return its combined stdout and stderr and its exit code.
-The command runs UNSANDBOXED with the full authority of the user running the engine: their files, processes and network.
+Unless the run has a sandbox profile, the command runs UNSANDBOXED with the full authority of the user running the engine: their files, processes and network; under workspace-write it may write only the workspace (and the profile's writable roots), under read-only nothing, and its network is off or limited to the profile's hosts.
 Every simple command in it (in lists, pipelines, subshells, substitutions, function bodies, and the commands that xargs, find -exec, env, nice, nohup, timeout, sudo, watch, command, builtin, exec and sh -c/bash -c run) is checked against the bash permission rules on its own.
 A file it writes by a redirection (>, >>, >|, <>, &>, &>>, >&file) needs the edit permission on that path, and external_directory outside the workspace; /dev/null and the standard streams need none.
 What the permission check cannot know exactly always asks for confirmation of the whole command: eval, source, aliases, traps with commands, coproc, a command name or redirection target that is an expansion, arithmetic over variables, git options and aliases that run programs.
