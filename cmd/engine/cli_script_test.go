@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -39,6 +42,7 @@ func TestCLIScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exechint": execHint,
+			"exits":    exits,
 			"grab":     grab,
 		},
 	})
@@ -67,6 +71,31 @@ func execHint(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if !neg {
 		ts.Check(err)
+	}
+}
+
+// exits is the script command `exits N PROG [ARGS...]`: it runs PROG as
+// exec does (its stdout and stderr are then the script's to check) and
+// fails unless PROG's exit status is N: the exit codes a caller branches on
+// (2 a usage error, 1 a failure, 77 a permission the server refused).
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
 	}
 }
 

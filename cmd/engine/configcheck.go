@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -35,6 +36,15 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if len(args) == 0 || args[0] != "check" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") { // engine help config, engine config -h
+			fmt.Fprintln(stderr, "usage: engine config <subcommand> [flags]")
+			for _, d := range subDocs() {
+				if sub, ok := strings.CutPrefix(d.name, "config "); ok {
+					fmt.Fprintf(stderr, "  %-8s %s\n", sub, d.summary)
+				}
+			}
+			return flag.ErrHelp
+		}
 		return usageError{"engine config: the subcommands are check, push and show"}
 	}
 	fs := newFlags("config check", stderr)
@@ -46,6 +56,9 @@ func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
+	}
+	if fs.NArg() != 0 {
+		return usageError{"engine config check: takes no arguments (the location is --location DIR)"}
 	}
 	loc, err := filepath.Abs(*location)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -41,6 +42,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if len(args) == 0 {
 		return usageError{"engine mcp: no subcommand given"}
+	}
+	if args[0] == "-h" || args[0] == "--help" { // engine help mcp, engine mcp -h
+		return flag.ErrHelp
 	}
 	return usageError{fmt.Sprintf("engine mcp: unknown subcommand %q", args[0])}
 }

@@ -27,6 +27,9 @@ func runRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		return usageError{"engine runs: takes no arguments"}
+	}
 	switch f.status {
 	case "", sgclient.StatusRunning, sgclient.StatusAwaiting, sgclient.StatusEnded:
 	default:

@@ -66,6 +66,9 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 { // a location typed without --location would run in "."
+		return usageError{fmt.Sprintf("engine run: unexpected argument %q (the workspace is --location DIR)", fs.Arg(0))}
+	}
 	if *script == "" {
 		return usageError{"engine run: --script is required"}
 	}

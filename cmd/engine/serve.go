@@ -50,6 +50,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		return usageError{fmt.Sprintf("engine serve: unexpected argument %q (the data directory is --data DIR)", fs.Arg(0))}
+	}
+	if *lease < 0 {
+		return usageError{fmt.Sprintf("--lease %s: want a positive duration, or 0 for no lease", *lease)}
+	}
 	if err := checkPublicURL(wf.publicURL); err != nil {
 		return err
 	}
@@ -81,9 +87,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits, sandbox: floor, secretFiles: []string{cf.passwordFile, cf.creds, cf.tlsKey},
 		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true}
-	if *lease < 0 {
-		return fmt.Errorf("--lease %s: want a positive duration, or 0 for no lease", *lease)
-	}
 	tracer, stopTracing, err := newTracing(ctx, os.Getenv)
 	if err != nil {
 		return err

@@ -15,6 +15,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		return usageError{"engine sweep: takes no arguments"}
+	}
 	return cf.with(ctx, stderr, func(api engineAPI) error {
 		res, err := api.SweepOutputs(ctx)
 		if err != nil {

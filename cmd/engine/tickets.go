@@ -30,6 +30,9 @@ func runTickets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		return usageError{"engine tickets: takes no arguments"}
+	}
 	if req.Limit < 1 || req.Limit > commands.MaxTicketsLimit {
 		return usageError{fmt.Sprintf("engine tickets: --limit %d: want 1 to %d", req.Limit, commands.MaxTicketsLimit)}
 	}

@@ -29,6 +29,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		return usageError{"engine verify: takes no arguments"}
+	}
 	if err := (&connFlags{data: *data, fs: fs}).requireEngine(); err != nil {
 		return err // nothing to verify, and no data directory made to verify it
 	}
