@@ -178,3 +178,35 @@ func TestShippedClientsWithTheirRoles(t *testing.T) {
 		t.Errorf("after the refusals, runs lists other than the two runs:\n%s", out)
 	}
 }
+
+// engine agent as the shipped agent role: the loop records its turns and
+// submits its steps with what the role may ask, stops at the ticket
+// (--on-ask exit), the approver approves it, and engine agent --resume, as
+// the agent again, finishes the run; no request of the loop was refused.
+func TestAgentAsTheAgentRole(t *testing.T) {
+	r := serveShippedRoles(t)
+	ws := agentWorkspace(t, true)
+	f := writeAndRun(t)
+	agent := r.login["agent"][2:] // agentArgs gives --nats
+	p := startAgent(t, nil, append(agentArgs(r.url, f, "--location", ws, "--on-ask", "exit", "write and run"), agent...)...)
+	if code := p.exit(t); code != 3 {
+		t.Fatalf("engine agent as agent: exit %d, want 3 (awaiting)\n%s", code, p.stderr.String())
+	}
+	tk := p.await(t, "ticket")
+	if tk == nil {
+		t.Fatalf("no ticket:\n%s", p.stderr.String())
+	}
+	r.ok(t, "approver", "approve", tk["ticket"].(string))
+	q := startAgent(t, nil, append([]string{"--nats", r.url, "--resume", tk["run"].(string)}, agent...)...)
+	if code := q.exit(t); code != 0 {
+		t.Fatalf("engine agent --resume as agent: exit %d\n%s", code, q.stderr.String())
+	}
+	for _, out := range []string{p.stderr.String(), q.stderr.String()} {
+		if strings.Contains(out, "permission") {
+			t.Errorf("the agent asked for what its role may not:\n%s", out)
+		}
+	}
+	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
+		t.Errorf("the approved command ran %d times, want once", len(got))
+	}
+}
