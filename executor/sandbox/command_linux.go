@@ -45,14 +45,27 @@ func defaultHelper() string {
 	return "/proc/self/exe"
 }
 
-// siblingHelper is the regular, executable file HelperName in the
-// directory of the executable self; "" when there is none.
+// siblingHelper is the file HelperName in the directory of the executable
+// self when it is a regular, executable file that only its owner may
+// change, owned by root or by self's owner; "" otherwise. So another user
+// who can add files to that directory (a sticky /tmp) cannot plant a
+// helper the engine would run: only one who could replace the engine.
 func siblingHelper(self string) string {
 	p := filepath.Join(filepath.Dir(self), HelperName)
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-		return p
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || fi.Mode().Perm()&0o022 != 0 {
+		return ""
 	}
-	return ""
+	own, err := os.Stat(self)
+	if err != nil {
+		return ""
+	}
+	hs, ok1 := fi.Sys().(*syscall.Stat_t)
+	es, ok2 := own.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 || (hs.Uid != 0 && hs.Uid != es.Uid) {
+		return ""
+	}
+	return p
 }
 
 // Cmd is a command that runs in the sandbox (or, under Off, as it is).

@@ -14,11 +14,16 @@ import (
 
 // TestSiblingHelper: the default helper is the executable stepgate-sandbox
 // next to the engine, and only that: none there, or one that is not an
-// executable regular file, leaves the engine re-executing itself.
+// executable regular file, or one its group or others may change, leaves
+// the engine re-executing itself. (A helper of another owner is refused
+// too; this test, run by one user, cannot make one.)
 func TestSiblingHelper(t *testing.T) {
 	dir := t.TempDir()
 	self := filepath.Join(dir, "engine")
 	helper := filepath.Join(dir, HelperName)
+	if err := os.WriteFile(self, []byte("#!/bin/false\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if got := siblingHelper(self); got != "" {
 		t.Fatalf("no helper beside the engine: got %q", got)
 	}
@@ -36,6 +41,12 @@ func TestSiblingHelper(t *testing.T) {
 	}
 	if got := siblingHelper(self); got != "" {
 		t.Fatalf("a helper that is not executable: got %q", got)
+	}
+	if err := os.Chmod(helper, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	if got := siblingHelper(self); got != "" {
+		t.Fatalf("a helper its group may change: got %q", got)
 	}
 	if err := os.Chmod(helper, 0o755); err != nil {
 		t.Fatal(err)
