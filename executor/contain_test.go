@@ -43,3 +43,22 @@ func TestUnderIsPrefixBySegments(t *testing.T) {
 		}
 	})
 }
+
+// FuzzUnder: for any two absolute paths, under agrees with within (the
+// location's own containment, by filepath.Rel), and never panics on any
+// input.
+func FuzzUnder(f *testing.F) {
+	for _, s := range [][2]string{{"/a/b", "/a"}, {"/a/bc", "/a/b"}, {"/a/b/", "/a/b"}, {"/", "/"}, {"/a", "/"},
+		{"/a/../b", "/b"}, {"/a//b/./c", "/a/b"}, {"a/b", "/a"}, {"", "/"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, p, e string) {
+		got := under(p, e)
+		if !filepath.IsAbs(p) || !filepath.IsAbs(e) {
+			return
+		}
+		if want := within(filepath.Clean(e), filepath.Clean(p)); got != want {
+			t.Fatalf("under(%q, %q) = %v, within says %v", p, e, got, want)
+		}
+	})
+}
