@@ -7,13 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/internal/enginebin"
 )
 
 // engineBin is the engine binary the workloads' processes run, built once.
 var engineBin string
 
-func TestMain(m *testing.M) { enginebin.Main(m, "stepgate-bench-test", &engineBin) }
+// TestMain runs the sandbox helper when this binary is re-executed as it
+// (w7's sandboxed half), then the tests.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRun()
+	enginebin.Main(m, "stepgate-bench-test", &engineBin)
+}
 
 // The keys of bench/WORKLOADS.md, which tools read.
 var workloadKeys = map[string][]string{
@@ -23,6 +29,7 @@ var workloadKeys = map[string][]string{
 	"c3":    {"resume_ms", "resume_ms_runs", "reexecutions"},
 	"w2x":   {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
 	"start": {"start_ms", "bare_start_ms", "ratio"},
+	"w7":    {"steps_per_s", "off_steps_per_s", "sandboxed_steps_per_s", "sandbox_ratio", "helper_start_ms"},
 }
 
 // The quick cluster, rebuild, waiting and fleet workloads run to the end
@@ -31,7 +38,7 @@ var workloadKeys = map[string][]string{
 // rebuilt, in the fleet some calls forwarded and none refused for want
 // of a holder, and in start both binaries timed.
 func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
-	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x", "start"} {
+	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x", "w7", "start"} {
 		t.Run(w, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -54,7 +61,7 @@ func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
 				t.Errorf("workload, sync, quick = %v, %v, %v", got["workload"], got["sync"], got["quick"])
 			}
 			for _, k := range []string{"steps_per_s", "raw_r3_async_msgs_per_s", "resume_ms", "rss_mb", "approvals_per_s",
-				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms"} {
+				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms", "off_steps_per_s", "sandbox_ratio"} {
 				if v, ok := got[k]; ok && !(v.(float64) > 0) {
 					t.Errorf("%s = %v, want > 0", k, v)
 				}

@@ -102,13 +102,25 @@ func (b *pathBook) namesPaths(resources []string) bool {
 // when it runs. A path not recorded (a call decided before paths were
 // recorded) is not checked.
 //
+// Under a sandbox policy (Call.Sandbox, not Off) a real path under one of
+// its Denied entries is ErrSandboxDenied; a tool that writes resolves
+// through [Call.ResolveWrite], which adds the policy's write rules.
+//
 // Tools resolve every path they touch through Resolve, both when computing
 // their requests and when they run, so the place approved is the place
 // acted on.
 func (c Call) Resolve(path string, wantDir bool) (Path, error) {
+	return c.resolve(path, wantDir, c.checkRead)
+}
+
+// resolve is Resolve with the sandbox's check of the real path given.
+func (c Call) resolve(path string, wantDir bool, check func(real string) error) (Path, error) {
 	p, err := Resolve(c.Location, path, wantDir)
 	if err != nil {
 		return p, err
+	}
+	if err := check(p.Real); err != nil {
+		return Path{}, err
 	}
 	if c.book != nil {
 		c.book.record(path, p)

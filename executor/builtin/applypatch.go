@@ -68,7 +68,7 @@ func applyPatch(_ context.Context, c executor.Call, in ApplyPatchInput) (string,
 	paths := make([][2]executor.Path, len(ops))
 	for i, op := range ops {
 		for j, path := range op.paths() {
-			p, err := c.Resolve(path, false)
+			p, err := c.ResolveWrite(path, false)
 			if errors.Is(err, executor.ErrPathChanged) {
 				//lint:ignore ST1005 the text is model-visible: a refusal, then what it left alone
 				return "", fmt.Errorf("%w\nNo file was changed.", err)

@@ -78,7 +78,7 @@ func Edit() (*executor.Tool, error) {
 // readForEdit reads the file at path, and its digest: absent, with no
 // error, for a missing file when missingOK.
 func readForEdit(c executor.Call, path string, missingOK bool) (p executor.Path, content, digest string, err error) {
-	if p, err = c.Resolve(path, false); err != nil {
+	if p, err = c.ResolveWrite(path, false); err != nil {
 		return p, "", "", err
 	}
 	if content, err = readResolved(p); err != nil {

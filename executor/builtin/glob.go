@@ -100,7 +100,12 @@ func globFiles(_ context.Context, c executor.Call, in GlobInput) (string, error)
 	if start != "." {
 		return "", globOfFile(in.Path)
 	}
-	err = doublestar.GlobWalk(newTreeFS(root), in.Pattern, func(p string, d fs.DirEntry) error {
+	tree := newTreeFS(root)
+	tree.hide = hiddenIn(c, root)
+	err = doublestar.GlobWalk(tree, in.Pattern, func(p string, d fs.DirEntry) error {
+		if tree.hide != nil && tree.hide(p) {
+			return nil
+		}
 		if fi, ok := fileIn(root, p, d); ok {
 			hits = append(hits, hit{path: p, mod: fi.ModTime()})
 		}

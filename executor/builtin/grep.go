@@ -69,12 +69,19 @@ func grepFiles(ctx context.Context, c executor.Call, in GrepInput) (string, erro
 	var ign ignorer
 	var out []string
 	more := 0
+	hide := hiddenIn(c, root)
 	err = fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: skip
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if hide != nil && hide(p) {
+			if d.IsDir() {
+				return fs.SkipDir // denied by the sandbox: neither listed nor read
+			}
+			return nil
 		}
 		rel := p
 		if start != "." {

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 )
 
 // treeFS is the file system a glob walks: root's files, through symlinks
@@ -20,6 +21,9 @@ type treeFS struct {
 	root *os.Root
 	fsys fs.FS
 	dirs map[string]*treeDir // checked directories by path; "." is root
+	// hide, when set, names what the call's sandbox denies (see hiddenIn):
+	// such a path is not there.
+	hide func(name string) bool
 }
 
 // treeDir is one directory a path went through, and the one before it.
@@ -76,6 +80,9 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if d == nil {
 		return entries, err // not a directory: fs.ReadDir says so
 	}
+	if t.hide != nil {
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return t.hide(path.Join(name, e.Name())) })
+	}
 	for _, e := range entries { // its directories (not symlinks) need no Lstat of their own
 		if e.IsDir() {
 			t.dirs[path.Join(name, e.Name())] = &treeDir{entry: e, up: d}
@@ -89,6 +96,9 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (t *treeFS) check(op, name string) error {
 	if !fs.ValidPath(name) {
 		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if t.hide != nil && t.hide(name) {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
 	_, err := t.dir(op, name)
 	return err

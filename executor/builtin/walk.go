@@ -72,3 +72,22 @@ func openRegular(root *os.Root, name string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// hiddenIn returns what a search of root hides for the call c: the names
+// (relative to root, / separated) whose path, as written and after
+// symlinks, the call's sandbox denies reading (see Call.Hidden); nil
+// without a sandbox that denies anything, so a search without one pays
+// nothing.
+func hiddenIn(c executor.Call, root *os.Root) func(name string) bool {
+	if c.Sandbox == nil || len(c.Sandbox.Denied) == 0 {
+		return nil
+	}
+	return func(name string) bool {
+		abs := filepath.Join(root.Name(), filepath.FromSlash(name))
+		if c.Hidden(abs) {
+			return true
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		return err == nil && c.Hidden(real)
+	}
+}

@@ -47,7 +47,7 @@ func pathRequests(c executor.Call, path, action string, wantDir bool) ([]descrip
 }
 
 func writeFile(_ context.Context, c executor.Call, in WriteInput) (string, error) {
-	p, err := c.Resolve(in.Path, false) // again: time has passed since the decision
+	p, err := c.ResolveWrite(in.Path, false) // again: time has passed since the decision
 	if err != nil {
 		return "", err
 	}

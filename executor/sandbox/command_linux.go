@@ -21,10 +21,52 @@ type options struct {
 }
 
 // WithHelper runs the helper from the binary at path (one whose main calls
-// MaybeRun first, such as cmd/stepgate-sandbox) instead of re-executing
-// this one: a small binary starts faster than the engine, whose package
-// initialisation runs before MaybeRun.
+// MaybeRun first, such as cmd/stepgate-sandbox) instead of the default
+// (see HelperName): a small binary starts faster than the engine, whose
+// package initialisation runs before MaybeRun.
 func WithHelper(path string) Option { return func(o *options) { o.helper = path } }
+
+// HelperName is the small helper binary's name (cmd/stepgate-sandbox).
+// By default Command runs the helper from the file of that name next to
+// this process's executable when there is one (shipped beside the engine:
+// it starts in about half the time of the engine, see docs/guide/
+// sandbox.md, "Cost"), else it re-executes this binary. A helper that does
+// not know a field of the spec it is given (an older build beside a newer
+// engine) fails closed: the call is sandbox_unavailable, never run.
+const HelperName = "stepgate-sandbox"
+
+// defaultHelper is the sibling helper binary, else this binary.
+func defaultHelper() string {
+	if self, err := os.Executable(); err == nil {
+		if p := siblingHelper(self); p != "" {
+			return p
+		}
+	}
+	return "/proc/self/exe"
+}
+
+// siblingHelper is the file HelperName in the directory of the executable
+// self when it is a regular, executable file that only its owner may
+// change, owned by root or by self's owner; "" otherwise. So another user
+// who can add files to that directory (a sticky /tmp) cannot plant a
+// helper the engine would run: only one who could replace the engine.
+func siblingHelper(self string) string {
+	p := filepath.Join(filepath.Dir(self), HelperName)
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || fi.Mode().Perm()&0o022 != 0 {
+		return ""
+	}
+	own, err := os.Stat(self)
+	if err != nil {
+		return ""
+	}
+	hs, ok1 := fi.Sys().(*syscall.Stat_t)
+	es, ok2 := own.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 || (hs.Uid != 0 && hs.Uid != es.Uid) {
+		return ""
+	}
+	return p
+}
 
 // Cmd is a command that runs in the sandbox (or, under Off, as it is).
 // Use its Start, Wait, Run and CombinedOutput, not the embedded
@@ -46,7 +88,7 @@ type Cmd struct {
 // fails closed: a policy this host cannot enforce is an *Error of code
 // CodeUnavailable naming what is missing, and nothing is started.
 func Command(p Policy, argv []string, dir string, environ []string, opts ...Option) (*Cmd, error) {
-	o := options{helper: "/proc/self/exe"}
+	o := options{helper: defaultHelper()}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -72,7 +72,9 @@ func runStage(stage func(spec) (int, error)) int {
 		return fail(errors.New("no spec pipe"))
 	}
 	var s spec
-	err := json.NewDecoder(f).Decode(&s)
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields() // an older helper than its engine fails closed
+	err := dec.Decode(&s)
 	f.Close()
 	if err != nil {
 		return fail(fmt.Errorf("spec: %w", err))

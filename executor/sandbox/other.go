@@ -52,3 +52,7 @@ func (c *Cmd) Enforced() Enforced { return c.enforced }
 
 // MaybeRun returns: there is no helper off Linux.
 func MaybeRun() {}
+
+// HelperName is the small helper binary's name (cmd/stepgate-sandbox);
+// there is no helper off Linux.
+const HelperName = "stepgate-sandbox"
