@@ -9,13 +9,13 @@ package keydoc
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stepgate/stepgate/internal/gosrc"
 )
 
 // pathRE finds the key path a type's comment names: "<type> is <path>".
@@ -27,20 +27,13 @@ type key struct{ path, what string }
 // Page is docs/reference/config-keys.md, from the Go files of dir (the
 // config package).
 func Page(dir string) (string, error) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.ParseComments)
+	files, err := gosrc.Files(dir, "config")
 	if err != nil {
 		return "", err
 	}
-	pkg, ok := pkgs["config"]
-	if !ok {
-		return "", fmt.Errorf("%s: no package config", dir)
-	}
 	docs := map[string]string{}             // type name → its doc comment, one line
 	structs := map[string]*ast.StructType{} // types with yaml-tagged fields
-	for _, f := range pkg.Files {
+	for _, f := range files {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.TYPE {

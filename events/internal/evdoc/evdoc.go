@@ -8,12 +8,12 @@ package evdoc
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/stepgate/stepgate/internal/gosrc"
 )
 
 // typeDoc is one struct type of the package: its comment and fields.
@@ -28,24 +28,14 @@ type fieldDoc struct{ json, goType, doc string }
 // Page is docs/reference/events.md, from the Go files of dir (the events
 // package).
 func Page(dir string) (string, error) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	files, err := gosrc.Files(dir, "events")
 	if err != nil {
 		return "", err
 	}
-	pkg, ok := pkgs["events"]
-	if !ok {
-		return "", fmt.Errorf("%s: no package events", dir)
-	}
 	types := map[string]typeDoc{}
-	var wire [][2]string // Type constant's value, struct name
-	files := make([]string, 0, len(pkg.Files))
-	for name := range pkg.Files {
-		files = append(files, name)
-	}
-	slices.Sort(files) // declaration order, file by file: the same page every time
-	for _, name := range files {
-		for _, d := range pkg.Files[name].Decls {
+	var wire [][2]string      // Type constant's value, struct name
+	for _, f := range files { // declaration order, file by file: the same page every time
+		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok {
 				continue
