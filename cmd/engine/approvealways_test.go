@@ -69,7 +69,14 @@ func TestApproveAlwaysPattern(t *testing.T) {
 	if err != nil || !strings.Contains(out, `: edit "notes*" for project `+project) {
 		t.Fatalf("approve --always --pattern notes*: %q %v, want the saved grant printed", out, err)
 	}
-	gs, err := s.c.Grants(ctx, commands.GrantsRequest{Project: project})
+	// The grant is saved by the reply's commit; the grants list is the
+	// projection's, which a loaded machine may apply a moment later.
+	var gs []sgclient.Grant
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if gs, err = s.c.Grants(ctx, commands.GrantsRequest{Project: project}); err != nil || len(gs) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil || len(gs) != 1 || gs[0].Action != "edit" || gs[0].Resource != "notes*" {
 		t.Fatalf("grants = %+v %v, want edit notes*", gs, err)
 	}
