@@ -50,6 +50,13 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// Bytes is a copy of what was written so far.
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
 func newNATSOutage(t *testing.T) *natsOutage {
 	o := &natsOutage{t: t, addr: freeAddr(t), dir: t.TempDir(), data: t.TempDir(), serving: make(chan string, 1)}
 	t.Cleanup(func() {

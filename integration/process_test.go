@@ -35,7 +35,7 @@ func freeAddr(t *testing.T) string {
 // server is an `engine serve` process.
 type server struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	stderr lockedBuffer // written by the process while a test reads it
 }
 
 // serve starts `engine serve --test-tools` (the tests' steps call echo) on
