@@ -19,20 +19,26 @@ func pinnedSandbox(p config.SandboxProfile) *events.SandboxProfile {
 	return &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
 }
 
-// sandboxPolicy is a run's pinned profile as this host's sandbox policy for
-// its calls: the location writable or not, the default read-only paths of
-// the location and the denied paths of the home directory, this host's own
-// secrets (Config.SandboxDenied), and the profile's. Nil for a run that
-// runs unsandboxed.
+// sandboxPolicy is a run's pinned profile, tightened by this host's own
+// floor (Config.Sandbox: a host started with --sandbox contains every call
+// it executes, whichever host started the run), as this host's sandbox
+// policy for the run's calls: the location writable or not, the default
+// read-only paths of the location and the denied paths of the home
+// directory, this host's own secrets (Config.SandboxDenied), and the
+// profile's. Nil for a run that runs unsandboxed here.
 func (b *base) sandboxPolicy(r *projection.RunHeader) *sandbox.Policy {
-	p := r.Snapshot.Sandbox
-	if p == nil || p.Mode == "" || p.Mode == config.SandboxOff {
+	var pinned config.SandboxProfile
+	if s := r.Snapshot.Sandbox; s != nil {
+		pinned = config.SandboxProfile{Mode: s.Mode, Network: s.Network, Allow: s.Allow, Writable: s.Writable, Denied: s.Denied, ReadOnly: s.ReadOnly}
+	}
+	p := pinned.Tighten(b.cfg.Sandbox)
+	if !p.Sandboxed() {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
 	loc := r.Snapshot.Location
 	pol := &sandbox.Policy{
-		Mode: sandbox.Mode(p.Mode), Network: sandbox.Network(p.Network), Allow: slices.Clone(p.Allow),
+		Mode: sandbox.Mode(p.Mode), Network: sandbox.Network(p.Net()), Allow: slices.Clone(p.Allow),
 		Location: loc, Writable: slices.Clone(p.Writable),
 		ReadOnly: append(sandbox.DefaultReadOnly(loc), p.ReadOnly...),
 		Denied:   slices.Concat(b.cfg.SandboxDenied, p.Denied),

@@ -24,7 +24,7 @@ import (
 // configuration's sandbox is profile; floor is the host's --sandbox.
 func sandboxHost(t *testing.T, s *steptest.Server, profile, floor config.SandboxProfile) *commands.Host {
 	t.Helper()
-	return startHostCfg(t, s, registry(t, &counter{}), commands.Config{Host: "sb", Sandbox: floor,
+	return startHostCfg(t, s, registry(t, &counter{}), commands.Config{Host: "sb-" + floor.Mode, Sandbox: floor,
 		Policy: func(string, string) commands.Policy {
 			return commands.Policy{Rules: gate.Ruleset{{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceUser}}, Sandbox: profile}
 		}})
@@ -207,5 +207,24 @@ print("inner:", s.recv(4096).decode().strip())
 	}
 	if verdicts["allowed "] != 3 || verdicts["refused not_allowed"] != 1 || verdicts["refused ip_literal"] != 1 {
 		t.Errorf("recorded connections %+v (%v), want 3 allowed, one not_allowed, one ip_literal", rec.Connections, verdicts)
+	}
+}
+
+// A host's --sandbox floor contains every call it executes, not only those
+// of the runs it started: a run started on a host without one, its step
+// submitted to a host with one, is contained there.
+func TestSandboxFloorHoldsForAnotherHostsRun(t *testing.T) {
+	s := steptest.Start(t, "")
+	open := sandboxHost(t, s, config.SandboxProfile{}, config.SandboxProfile{})
+	floored := sandboxHost(t, s, config.SandboxProfile{}, config.SandboxProfile{Mode: config.SandboxWorkspaceWrite})
+	loc, outside := t.TempDir(), t.TempDir()
+	run := startIn(t, open, loc, "")
+	caughtUp(t, open, floored)
+	out := submit(t, floored, run, 1, escape(outside))
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
+		t.Fatalf("the floored host ran the other host's run unsandboxed: %q", out.Results[0].Content)
+	}
+	if _, err := os.Stat(filepath.Join(loc, "inside.txt")); err != nil {
+		t.Errorf("the write inside the location: %v (result %q)", err, out.Results[0].Content)
 	}
 }
