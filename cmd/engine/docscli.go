@@ -89,12 +89,8 @@ func writeVerb(b *strings.Builder, d verbDoc, fs *flag.FlagSet) {
 
 // writeFlagRow writes one flag as a row of a Markdown table.
 func writeFlagRow(b *strings.Builder, f *flag.Flag) {
-	kind, text := flag.UnquoteUsage(f)
-	head := "`--" + f.Name
-	if kind != "" {
-		head += " " + kind
-	}
-	fmt.Fprintf(b, "| %s` | %s | %s |\n", head, cell(f.DefValue), cell(text))
+	head, text, def := flagParts(f)
+	fmt.Fprintf(b, "| `%s` | %s | %s |\n", head, cell(def), cell(text))
 }
 
 // slug is a heading's anchor, and a group's file name.
@@ -115,11 +111,7 @@ func slug(s string) string {
 // cell is s fit for a Markdown table cell.
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	if s == "" || s == "false" || s == "0" || s == "0s" {
-		return ""
-	}
-	return s
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 func upperFirst(s string) string {

@@ -111,17 +111,30 @@ func splitFlags(fs *flag.FlagSet) (own []*flag.Flag, conn []string) {
 	return own, conn
 }
 
-// printFlag prints one flag as the flag package does: name, value type,
-// usage and default.
-func printFlag(w io.Writer, f *flag.Flag) {
-	kind, text := flag.UnquoteUsage(f)
-	head := "  --" + f.Name
+// flagParts is how the help and the CLI reference name a flag: "--name
+// TYPE", its usage, and its default ("" when it is the zero value, which
+// the flag package does not print either).
+func flagParts(f *flag.Flag) (head, usage, def string) {
+	kind, usage := flag.UnquoteUsage(f)
+	head = "--" + f.Name
 	if kind != "" {
 		head += " " + kind
 	}
-	fmt.Fprintf(w, "%s\n    \t%s", head, strings.ReplaceAll(text, "\n", "\n    \t"))
-	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
-		fmt.Fprintf(w, " (default %q)", f.DefValue)
+	switch f.DefValue {
+	case "", "false", "0", "0s":
+	default:
+		def = f.DefValue
+	}
+	return head, usage, def
+}
+
+// printFlag prints one flag as the flag package does: name, value type,
+// usage and default.
+func printFlag(w io.Writer, f *flag.Flag) {
+	head, text, def := flagParts(f)
+	fmt.Fprintf(w, "  %s\n    \t%s", head, strings.ReplaceAll(text, "\n", "\n    \t"))
+	if def != "" {
+		fmt.Fprintf(w, " (default %q)", def)
 	}
 	fmt.Fprintln(w)
 }
