@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
@@ -103,6 +104,8 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 // alone: no one else runs a call whose ToolCallStarted it committed). The
 // results are fitted to the commit once (see fit), and calls get them.
 func (h *submitter) settleResults(ctx context.Context, run string, n int, from runAt, evs []events.Event, calls []*planned) error {
+	ctx, cancel := settling(ctx)
+	defer cancel()
 	for attempt := 0; ; attempt++ {
 		c := h.newCommit(run, n, events.KindSettle, evs...)
 		if attempt == 0 && h.fit(&c, from, calls...) {
@@ -166,4 +169,20 @@ func (h *submitter) rerun(reg map[string]effectiveTool, cfg *runConfig, r *proje
 	}
 	p.tool, p.prepared = tool, prepared
 	return p
+}
+
+// settleTimeout bounds the commit of results whose calls ran after their
+// caller gave up (see settling).
+const settleTimeout = 30 * time.Second
+
+// settling is the context a step's results are committed under once its
+// calls ran: the caller's values (its trace) without its cancellation, for
+// at most settleTimeout. A caller that gives up while the calls run (an MCP
+// client's cancellation, a timeout, a closed connection) cancels the calls,
+// which say so in their results, but does not leave the decided step open
+// with its effects made and no result: the step is settled and the run goes
+// on. A settle that cannot commit within the bound (the servers
+// unavailable) leaves the step to recovery, as a crash would.
+func settling(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 }

@@ -117,7 +117,10 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 		p.execute(ctx, h)
 		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
 		h.fit(&p.commit, p.from, p.calls...)
-		if _, err := h.commit(ctx, &p.commit, p.from); err != nil {
+		cctx, cancel := settling(ctx) // the calls ran: record them even if the caller gave up
+		_, err := h.commit(cctx, &p.commit, p.from)
+		cancel()
+		if err != nil {
 			spans.end(p.calls, err) // a decision taken again has spans of its own
 			return h.lostRace(ctx, req, p.from.seq, attempt, err)
 		}
