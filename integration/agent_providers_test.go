@@ -69,3 +69,56 @@ func TestAgentEachProvider(t *testing.T) {
 		}
 	}
 }
+
+// Anthropic requires a tool_result for every tool_use of a turn: after a
+// turn whose write is allowed and whose bash the rules block, the next
+// Messages request carries both results, in the turn's order, the blocked
+// one marked is_error and saying it was blocked; the blocked command never
+// ran.
+func TestAgentAnthropicGetsEveryResultOfATurnWithABlockedCall(t *testing.T) {
+	addr := freeAddr(t)
+	url := "nats://" + addr
+	serveArgs(t, "--data", t.TempDir(), "--listen", addr, "--host", "h1")
+	const key = "sk-ant-fake-key"
+	fake := fakeprovider.New(fakeprovider.Config{APIKey: key,
+		Script: fakeprovider.WriteAndBash("out.txt", "hello\n", "echo ran >> ran.log")})
+	root, stop, err := fake.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".stepgate"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".stepgate", "config.yaml"), []byte("agents:\n  build:\n    permission:\n      bash:\n        \"*\": allow\n        \"echo *\": deny\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startAgent(t, []string{"ANTHROPIC_API_KEY=" + key}, "--nats", url, "--provider", fakeprovider.Messages,
+		"--model", "fake-model", "--base-url", root, "--location", ws, "write out.txt and run a command")
+	if code := p.exit(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr.String())
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	ex := reqs[1].Conversation.Exchanges
+	if len(ex) != 1 || len(ex[0].Turn.Calls) != 2 {
+		t.Fatalf("the second request's exchanges %+v: want the first turn with its two calls", ex)
+	}
+	res := ex[0].Results
+	if len(res) != 2 {
+		t.Fatalf("results %+v: want one for each tool_use", res)
+	}
+	calls := ex[0].Turn.Calls
+	if res[0].CallID != calls[0].ID || res[0].IsError || res[1].CallID != calls[1].ID {
+		t.Errorf("results %+v for calls %+v: want write's then bash's, write's not an error", res, calls)
+	}
+	if !res[1].IsError || !strings.Contains(strings.ToLower(res[1].Content), "block") {
+		t.Errorf("the blocked call's result %+v: want an error saying it was blocked", res[1])
+	}
+	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 0 {
+		t.Errorf("the blocked command ran: %q", got)
+	}
+}
