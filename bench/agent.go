@@ -145,30 +145,40 @@ func w8Location(o Options) (string, func(), error) {
 // beside it on the same host the step baseline (steps of the same two
 // calls, submitted straight to the host) and, on a fresh raw stream, the
 // commit of turn-sized messages.
-func w8Round(ctx context.Context, o Options, ts *timedServer, location string, tasks int) (w8Window, window, window, error) {
+func w8Round(ctx context.Context, o Options, ts *timedServer, location string, tasks int) (w8Figures, error) {
 	ee, err := newEngineEnv(ctx, o, "echo")
 	if err != nil {
-		return w8Window{}, window{}, window{}, err
+		return w8Figures{}, err
 	}
 	defer ee.close()
 	h := ee.host
 	if _, err := w8Agent(ctx, h, ts, location, 1); err != nil { // warm: the HTTP connection, the SDK, the location's catalogue
-		return w8Window{}, window{}, window{}, err
+		return w8Figures{}, err
 	}
-	steps, err := w8Steps(ctx, h, location, tasks)
-	if err != nil {
-		return w8Window{}, window{}, window{}, err
+	var f w8Figures
+	if f.steps, err = w8Steps(ctx, h, location, tasks); err != nil {
+		return w8Figures{}, err
 	}
-	aw, err := w8Agent(ctx, h, ts, location, tasks)
-	if err != nil {
-		return w8Window{}, window{}, window{}, err
+	if f.agent, err = w8Agent(ctx, h, ts, location, tasks); err != nil {
+		return w8Figures{}, err
 	}
-	commits, err := rawTurnCommits(ctx, o, tasks*w8Turns)
-	if err != nil {
-		return w8Window{}, window{}, window{}, err
+	if f.direct, err = w8Direct(ctx, h, location, tasks); err != nil {
+		return w8Figures{}, err
 	}
-	return aw, steps, commits, nil
+	if f.commits, err = rawTurnCommits(ctx, o, tasks*w8Turns); err != nil {
+		return w8Figures{}, err
+	}
+	return f, nil
 }
+
+// w8Figures are one round's windows.
+type w8Figures struct {
+	agent                  w8Window
+	steps, direct, commits window
+}
+
+// perMS is the window's wall-clock time per step (or commit), in ms.
+func (w window) perMS() float64 { return ms(w.wall / time.Duration(w.n)) }
 
 // runW8 is w8: engine agent's loop (package agent, as engine agent --data
 // runs it: in process, on an engine host, streaming) against the fake
@@ -189,12 +199,16 @@ func w8Round(ctx context.Context, o Options, ts *timedServer, location string, t
 //     requests as the loop saw them: the engine's part alone (the
 //     catalogue, the turn's commit, the step, the conversation).
 //   - provider_ms_per_turn: the fake's serving time.
+//   - direct_ms_per_turn: the engine's requests of the same tasks (start,
+//     materialize, the turn's commit, the step, the end) sent straight to
+//     the same host, without the loop or a model.
 //   - step_ms: a step of the same two calls submitted straight to the same
 //     host, in runs of w8Turns steps (no model, no turn recorded).
 //   - turn_commit_ms: one turn-sized commit (the turn as the engine records
 //     it) published to a fresh stream and acknowledged, without the engine.
-//   - ratio: engine_ms_per_turn ÷ (step_ms + turn_commit_ms); loop_ratio:
-//     loop_ms_per_turn ÷ the same. The acceptance asks for a turn that
+//   - ratio: engine_ms_per_turn ÷ (step_ms + turn_commit_ms); loop_ratio
+//     and direct_ratio: loop_ms_per_turn and direct_ms_per_turn ÷ the
+//     same. The acceptance asks for a turn that
 //     costs the engine no more than its step and the conversation's
 //     commit: a ratio of at most 1.
 func runW8(ctx context.Context, o Options) (Result, error) {
@@ -212,17 +226,18 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	var turnsPerS, engine, loop, serving, stepMS, commitMS []float64
+	var turnsPerS, engine, loop, serving, direct, stepMS, commitMS []float64
 	for range rounds {
-		aw, sw, cw, err := w8Round(ctx, o, ts, location, tasks)
+		f, err := w8Round(ctx, o, ts, location, tasks)
 		if err != nil {
 			return nil, err
 		}
+		aw := f.agent
 		turnsPerS = append(turnsPerS, perSecond(aw.turns, aw.wall))
 		engine, loop = append(engine, aw.engineMS()), append(loop, aw.loopMS())
 		serving = append(serving, ms(aw.serving/time.Duration(aw.turns)))
-		stepMS = append(stepMS, ms(sw.wall/time.Duration(sw.n)))
-		commitMS = append(commitMS, ms(cw.wall/time.Duration(cw.n)))
+		direct = append(direct, f.direct.perMS())
+		stepMS, commitMS = append(stepMS, f.steps.perMS()), append(commitMS, f.commits.perMS())
 	}
 	// Each task's turns, and its answer, were each sent to the model once.
 	if total, _ := ts.fake.Count(); total != rounds*(tasks+1)*(w8Turns+1) {
@@ -234,10 +249,12 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 	r["engine_ms_per_turn"] = median(engine)
 	r["loop_ms_per_turn"] = median(loop)
 	r["provider_ms_per_turn"] = median(serving)
+	r["direct_ms_per_turn"] = median(direct)
 	r["step_ms"] = median(stepMS)
 	r["turn_commit_ms"] = median(commitMS)
 	base := median(stepMS) + median(commitMS)
 	r["ratio"] = ratio(median(engine), base)
 	r["loop_ratio"] = ratio(median(loop), base)
+	r["direct_ratio"] = ratio(median(direct), base)
 	return r, nil
 }

@@ -92,3 +92,53 @@ func turnMessages(n int) ([]*nats.Msg, error) {
 	}
 	return msgs, nil
 }
+
+// w8Direct is w8's engine path without the loop: the requests the loop
+// sends the engine for a task (start, then per turn materialize, the
+// turn's commit and the step; the answer's turn and the end), sent
+// straight to h with the turns made before the clock, tasks tasks one
+// after the other, in one window of tasks×w8Turns turns.
+func w8Direct(ctx context.Context, h *commands.Host, location string, tasks int) (window, error) {
+	set := events.ModelSettings{Provider: "openai", Model: w8Model, Task: "read notes.txt and list the text files, ten times"}
+	turns := make([]events.ModelTurnRecorded, w8Turns+1)
+	calls := make([][]commands.CallRequest, w8Turns)
+	for t := range turns {
+		turns[t] = events.ModelTurnRecorded{Turn: t + 1, Response: fmt.Sprintf("chatcmpl-direct%d", t+1), Text: "done", Stop: "stop"}
+		if t == w8Turns {
+			break
+		}
+		turns[t].Text, turns[t].Stop = fmt.Sprintf("turn %d", t+1), "tool_calls"
+		for k := range w8Calls {
+			c := w8Call(t, k)
+			id := fmt.Sprintf("call_direct%d_%d", t+1, k)
+			turns[t].Calls = append(turns[t].Calls, events.ModelCall{ID: id, Name: c.Name, Args: string(c.Args)})
+			calls[t] = append(calls[t], commands.CallRequest{ID: id, Tool: c.Name, Args: c.Args})
+		}
+	}
+	return timed(tasks*w8Turns, func() error {
+		for range tasks {
+			info, err := h.StartRun(ctx, commands.StartRunRequest{Location: location, Agent: "build", Model: &set})
+			if err != nil {
+				return err
+			}
+			for t, turn := range turns {
+				if _, err := h.Materialize(ctx, commands.MaterializeRequest{Run: info.Run}); err != nil {
+					return err
+				}
+				if _, err := h.RecordTurn(ctx, commands.RecordTurnRequest{Run: info.Run, Turn: turn}); err != nil {
+					return err
+				}
+				if t == w8Turns {
+					break
+				}
+				if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: t + 1, Calls: calls[t]}); err != nil {
+					return err
+				}
+			}
+			if _, err := (commands.Wire{Host: h}).EndRun(ctx, commands.EndRunRequest{Run: info.Run, Cause: events.CauseCompleted}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -30,7 +30,7 @@ var workloadKeys = map[string][]string{
 	"w2x":   {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
 	"start": {"start_ms", "bare_start_ms", "ratio"},
 	"w7":    {"steps_per_s", "off_steps_per_s", "sandboxed_steps_per_s", "sandbox_ratio", "helper_start_ms"},
-	"w8":    {"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "step_ms", "turn_commit_ms", "ratio", "loop_ratio"},
+	"w8":    {"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "ratio", "loop_ratio", "direct_ratio"},
 }
 
 // The quick cluster, rebuild, waiting and fleet workloads run to the end
@@ -63,7 +63,7 @@ func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
 			}
 			for _, k := range []string{"steps_per_s", "raw_r3_async_msgs_per_s", "resume_ms", "rss_mb", "approvals_per_s",
 				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms", "off_steps_per_s", "sandbox_ratio",
-				"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "step_ms", "turn_commit_ms"} {
+				"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms"} {
 				if v, ok := got[k]; ok && !(v.(float64) > 0) {
 					t.Errorf("%s = %v, want > 0", k, v)
 				}
