@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +55,11 @@ func demoAgentScript(req fakeprovider.Request) (model.Turn, *fakeprovider.Fault)
 	return model.Turn{Text: strings.TrimSuffix(b.String(), ";") + "."}, nil
 }
 
-func mustArgs(v any) []byte { return demoCall("", "", v).Args }
+// mustArgs is v as a call's JSON arguments (v is the demo's own map).
+func mustArgs(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
 
 // runDemoAgent is `engine demo --agent`: engine agent drives a run against
 // a fake model server this process serves on loopback (the OpenAI Chat
