@@ -10,7 +10,7 @@ import (
 )
 
 // Workloads lists the workload names in the order `engine bench all` runs them.
-var workloadNames = []string{"raw", "w1", "w1fx", "w2", "w3", "w4", "w5", "w6", "c2", "c3", "w2x", "w7", "start"}
+var workloadNames = []string{"raw", "w1", "w1fx", "w2", "w3", "w4", "w5", "w6", "c2", "c3", "w2x", "w7", "w8", "start"}
 
 // Workloads returns the names of every workload.
 func Workloads() []string { return append([]string(nil), workloadNames...) }

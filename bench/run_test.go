@@ -30,6 +30,7 @@ var workloadKeys = map[string][]string{
 	"w2x":   {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
 	"start": {"start_ms", "bare_start_ms", "ratio"},
 	"w7":    {"steps_per_s", "off_steps_per_s", "sandboxed_steps_per_s", "sandbox_ratio", "helper_start_ms"},
+	"w8":    {"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "ratio", "loop_ratio", "direct_ratio"},
 }
 
 // The quick cluster, rebuild, waiting and fleet workloads run to the end
@@ -38,7 +39,7 @@ var workloadKeys = map[string][]string{
 // rebuilt, in the fleet some calls forwarded and none refused for want
 // of a holder, and in start both binaries timed.
 func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
-	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x", "w7", "start"} {
+	for _, w := range []string{"c2", "c3", "w5", "w6", "w2x", "w7", "w8", "start"} {
 		t.Run(w, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -61,7 +62,8 @@ func TestQuickWorkloadsHaveTheirKeys(t *testing.T) {
 				t.Errorf("workload, sync, quick = %v, %v, %v", got["workload"], got["sync"], got["quick"])
 			}
 			for _, k := range []string{"steps_per_s", "raw_r3_async_msgs_per_s", "resume_ms", "rss_mb", "approvals_per_s",
-				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms", "off_steps_per_s", "sandbox_ratio"} {
+				"forwarded_calls", "ratio_to_w2", "start_ms", "bare_start_ms", "off_steps_per_s", "sandbox_ratio",
+				"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms"} {
 				if v, ok := got[k]; ok && !(v.(float64) > 0) {
 					t.Errorf("%s = %v, want > 0", k, v)
 				}

@@ -23,9 +23,11 @@ import (
 // the run waits for a human. The engine stops, a new engine process starts
 // on the same data, approves the edit and rejects the command with
 // feedback, the run finishes, and the rebuilt projection shows it all.
+// With --agent, engine agent drives the run instead (runDemoAgent).
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr)
 	keep := fs.Bool("keep", false, "keep the temporary directory and print its path")
+	asAgent := fs.Bool("agent", false, "engine agent drives the run instead of a script: a fake model server on loopback (no key), a confirmation answered from another process, and a resume in a new one")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,6 +39,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "data and workspace kept in %s\n", dir)
 	} else {
 		defer os.RemoveAll(dir)
+	}
+	if *asAgent {
+		return runDemoAgent(ctx, dir, stdout, stderr)
 	}
 	ws := filepath.Join(dir, "workspace")
 	files := map[string]string{

@@ -72,7 +72,7 @@ func verbs() []verb {
 	const nats = " --nats nats://127.0.0.1:4222"
 	return []verb{
 		v("serve", "Run an engine", "run an engine host and its NATS service", "engine serve [--data DIR | --nats URL] [--listen HOST:PORT] [--http HOST:PORT] [--locations GLOB] [flags]", "engine serve --data ./stepgate-data --http 127.0.0.1:8080", runServe),
-		v("demo", "Run an engine", "a full run on an embedded server, across an engine restart", "engine demo", "engine demo", runDemo),
+		v("demo", "Run an engine", "a full run on an embedded server, across an engine restart (--agent: engine agent drives it against a fake model server, no key)", "engine demo [--agent] [--keep]", "engine demo --agent", runDemo),
 		v("version", "Run an engine", "print this binary's module version, commit and Go version", "engine version [--json]", "engine version --json", runVersion),
 		v("bench", "Run an engine", "run a benchmark workload (see docs/benchmarks.md)", "engine bench WORKLOAD|all [--quick] [--sync interval|always]", "engine bench w1 --quick", runBench),
 		v("run", "Drive runs", "drive a scripted run (one line of the script per step)", "engine run --script FILE [--location DIR] [--agent NAME] [--wait] [--json] [flags]", "engine run"+nats+" --script steps.jsonl --location ~/project --wait", runScript),

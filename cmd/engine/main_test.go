@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,19 +15,27 @@ import (
 )
 
 // TestMain lets the test binary stand in for the engine binary when the demo
-// re-executes itself for its second engine process, and installs it as the
+// re-executes itself (demoChild), and installs it as the
 // command engine of the testscript scripts (testdata/script): run under
 // that name, the test binary is the engine binary, main and all.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRun() // the sandbox helper re-executes this binary as itself
-	if len(os.Args) > 1 && os.Args[1] == "demo-resume" {
-		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+	if len(os.Args) > 1 && demoChild(os.Args[1]) {
+		main() // as the engine binary: the same exit codes (agent --on-ask exit's 3), help and signals
 		os.Exit(0)
 	}
 	testscript.Main(m, map[string]func(){"engine": main})
+}
+
+// demoChild reports whether the demo re-executes its binary as verb: the
+// scripted demo's second process, and the commands engine demo --agent
+// runs as a user would.
+func demoChild(verb string) bool {
+	switch verb {
+	case "demo-resume", "agent", "approve", "show":
+		return true
+	}
+	return false
 }
 
 func TestRunUsage(t *testing.T) {
