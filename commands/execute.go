@@ -110,5 +110,5 @@ func (h *submitter) runIn(ctx context.Context, epoch uint64, at placeAt, c *plan
 		c.run(ctx, h.store, lim)
 		return
 	}
-	h.runContained(ctx, c, at.contain, lim)
+	h.runContained(ctx, c, at.contain, at.profile, lim)
 }

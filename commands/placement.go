@@ -111,11 +111,14 @@ type placeAt struct {
 	// contain is the sandbox the calls run in there (see sandboxPolicy);
 	// nil: unsandboxed.
 	contain *sandbox.Policy
+	// profile is the profile contain was built from, as a call's result
+	// records it (events.SandboxRecord.Profile).
+	profile *events.SandboxProfile
 }
 
 // placeAt is the run's placeAt.
 func (c *runConfig) placeAt() placeAt {
-	return placeAt{loc: c.location, place: c.place, contain: c.contain}
+	return placeAt{loc: c.location, place: c.place, contain: c.contain, profile: c.profile}
 }
 
 // checkPlace returns nil when call c may make its effect here: its tool

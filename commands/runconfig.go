@@ -23,10 +23,11 @@ type runConfig struct {
 	rules       gate.Ruleset
 	records     []events.Rule // rules[i] as verdicts record it; shared, never modified
 	narrowing   gate.Narrowing
-	catalog     map[string]string     // advertised name → identity; shared, never modified
-	mcp         []events.MCPServerPin // the MCP servers the run may see; never modified
-	place       *events.Place         // the location's identity; nil for a run started before placement
-	contain     *sandbox.Policy       // the sandbox of its calls on this host; nil: unsandboxed; never modified
+	catalog     map[string]string      // advertised name → identity; shared, never modified
+	mcp         []events.MCPServerPin  // the MCP servers the run may see; never modified
+	place       *events.Place          // the location's identity; nil for a run started before placement
+	contain     *sandbox.Policy        // the sandbox of its calls on this host; nil: unsandboxed; never modified
+	profile     *events.SandboxProfile // the profile contain was built from; never modified
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -67,8 +68,8 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		tools:       b.shared.catalogOf(r.Catalog.Tools),
 		mcp:         r.Snapshot.MCP,
 		place:       r.Snapshot.Place,
-		contain:     b.sandboxPolicy(r),
 	}
+	c.contain, c.profile = b.sandboxPolicy(r)
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies
 	c.catalog = *c.tools

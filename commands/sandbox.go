@@ -25,15 +25,16 @@ func pinnedSandbox(p config.SandboxProfile) *events.SandboxProfile {
 // policy for the run's calls: the location writable or not, the default
 // read-only paths of the location and the denied paths of the home
 // directory, this host's own secrets (Config.SandboxDenied), and the
-// profile's. Nil for a run that runs unsandboxed here.
-func (b *base) sandboxPolicy(r *projection.RunHeader) *sandbox.Policy {
+// profile's; and the profile it is built from, as a call's result records
+// it. Nil for a run that runs unsandboxed here.
+func (b *base) sandboxPolicy(r *projection.RunHeader) (*sandbox.Policy, *events.SandboxProfile) {
 	var pinned config.SandboxProfile
 	if s := r.Snapshot.Sandbox; s != nil {
 		pinned = config.SandboxProfile{Mode: s.Mode, Network: s.Network, Allow: s.Allow, Writable: s.Writable, Denied: s.Denied, ReadOnly: s.ReadOnly}
 	}
 	p := pinned.Tighten(b.cfg.Sandbox)
 	if !p.Sandboxed() {
-		return nil
+		return nil, nil
 	}
 	home, _ := os.UserHomeDir()
 	loc := r.Snapshot.Location
@@ -46,7 +47,7 @@ func (b *base) sandboxPolicy(r *projection.RunHeader) *sandbox.Policy {
 	if home != "" {
 		pol.Denied = append(sandbox.DefaultDenied(home), pol.Denied...)
 	}
-	return pol
+	return pol, pinnedSandbox(p)
 }
 
 // sandboxRecord is what the sandbox enforced on a call, as its result

@@ -227,4 +227,14 @@ func TestSandboxFloorHoldsForAnotherHostsRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(loc, "inside.txt")); err != nil {
 		t.Errorf("the write inside the location: %v (result %q)", err, out.Results[0].Content)
 	}
+	// The result records the profile the call ran under there, which the
+	// run's pinned one (none) does not say.
+	shown, err := floored.Show(ctxT(t), commands.ShowRequest{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := shown.Steps[0].Calls[0].Result.Sandbox
+	if shown.Snapshot.Sandbox != nil || rec == nil || rec.Profile == nil || rec.Profile.String() != "workspace-write, network off" {
+		t.Errorf("the run pinned %+v, its call recorded %+v; want none pinned, and the floor's workspace-write, network off recorded", shown.Snapshot.Sandbox, rec)
+	}
 }

@@ -21,8 +21,9 @@ const SandboxUnavailable = "sandbox_unavailable: "
 // runContained runs c under pol, the run's sandbox on this host. With the
 // network through the proxy, the call gets a proxy of its own, on a unix
 // socket only its sandbox is given, serving the run's allow-list; every
-// connection it saw, allowed or refused, is recorded with the result.
-func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.Policy, lim executor.Limits) {
+// connection it saw, allowed or refused, is recorded with the result, and
+// so is profile, the profile pol was built from.
+func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.Policy, profile *events.SandboxProfile, lim executor.Limits) {
 	p := *pol
 	var px *callProxy
 	if p.Network == sandbox.NetProxy {
@@ -35,6 +36,9 @@ func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.P
 	}
 	c.prepared.Contain(&p)
 	c.run(ctx, h.store, lim)
+	if c.result.Sandbox != nil {
+		c.result.Sandbox.Profile = profile
+	}
 	if px != nil {
 		conns, dropped := px.stop()
 		if c.result.Sandbox != nil {

@@ -72,6 +72,14 @@ type AuditRow struct {
 	// ConfigVersion is the fleet configuration document's version the run
 	// started under (RunStarted.ConfigVersion); 0 for a host's own file.
 	ConfigVersion uint64 `json:"config_version,omitempty"`
+	// RunSandbox is the sandbox profile the run pinned (RunStarted.Sandbox);
+	// absent: off, or a run started before sandboxes.
+	RunSandbox *events.SandboxProfile `json:"run_sandbox,omitempty"`
+	// Sandbox is what the sandbox enforced on the call's command, the
+	// profile it ran under and its proxied connections (the result's
+	// events.SandboxRecord); absent for a call that ran no command
+	// sandboxed.
+	Sandbox *events.SandboxRecord `json:"sandbox,omitempty"`
 
 	requested time.Time
 	order     uint64 // the call's place among the requests the auditor read
@@ -103,8 +111,10 @@ type Auditor struct {
 // auditRun is what the audit holds of one run until it ends.
 type auditRun struct {
 	project string
-	// config is the configuration version the run started under.
+	// config is the configuration version the run started under, sandbox
+	// the profile it pinned.
 	config  uint64
+	sandbox *events.SandboxProfile
 	calls   map[callKey]*AuditRow
 	tickets map[string]callKey
 }
@@ -136,7 +146,7 @@ func (a *Auditor) Add(subject string, c *events.Commit) ([]AuditRow, error) {
 		r = &auditRun{calls: map[callKey]*AuditRow{}, tickets: map[string]callKey{}}
 		for _, e := range c.Events {
 			if s, ok := e.(events.RunStarted); ok {
-				r.project, r.config = s.Project, s.ConfigVersion
+				r.project, r.config, r.sandbox = s.Project, s.ConfigVersion, s.Sandbox
 			}
 		}
 	}
@@ -181,7 +191,7 @@ func (a *Auditor) event(r *auditRun, c *events.Commit, e events.Event, out []Aud
 	case events.ToolCallRequested:
 		a.calls++
 		r.calls[callKey{c.Step, e.CallID}] = &AuditRow{Run: c.Run, Project: r.project, Step: c.Step, Call: e.CallID,
-			Tool: e.Tool, ConfigVersion: r.config, requested: c.At, order: a.calls}
+			Tool: e.Tool, ConfigVersion: r.config, RunSandbox: r.sandbox, requested: c.At, order: a.calls}
 	case events.PermissionDecided:
 		if row := r.calls[callKey{c.Step, e.CallID}]; row != nil {
 			a.decided(row, r.project, c.At, &e)
@@ -202,6 +212,7 @@ func (a *Auditor) event(r *auditRun, c *events.Commit, e events.Event, out []Aud
 		k := callKey{c.Step, e.CallID}
 		if row := r.calls[k]; row != nil {
 			row.DurationMs = c.At.Sub(row.requested).Milliseconds()
+			row.Sandbox = e.Sandbox
 			out = a.emit(out, row)
 			delete(r.calls, k)
 			delete(r.tickets, row.Ticket)

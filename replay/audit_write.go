@@ -20,10 +20,12 @@ const (
 // strings (a resource may hold any character) and open is "true" or empty;
 // original_args and edited_args are JSON, set only for a call approved with
 // edited arguments; config_version is empty for a run whose rules came from
-// its host's own user file.
+// its host's own user file; run_sandbox and sandbox are JSON (the run's
+// pinned profile, the call's sandbox record), empty when absent. Columns
+// are only ever added at the end.
 var AuditColumns = []string{"time", "run", "project", "step", "call", "tool", "action", "resources", "verdict",
 	"rule", "source", "grant", "ticket", "principal", "reply", "how", "by", "duration_ms", "open",
-	"original_args", "edited_args", "config_version"}
+	"original_args", "edited_args", "config_version", "run_sandbox", "sandbox"}
 
 // AuditWriter writes audit rows as JSON lines or CSV, one row at a time.
 type AuditWriter struct {
@@ -71,9 +73,18 @@ func (w *AuditWriter) Write(r *AuditRow) error {
 		}
 		resources = string(b)
 	}
+	runSandbox, err := jsonCell(r.RunSandbox)
+	if err != nil {
+		return fmt.Errorf("audit row: %w", err)
+	}
+	sandbox, err := jsonCell(r.Sandbox)
+	if err != nil {
+		return fmt.Errorf("audit row: %w", err)
+	}
 	rec := []string{r.Time.UTC().Format(time.RFC3339Nano), r.Run, r.Project, strconv.Itoa(r.Step), r.Call, r.Tool, r.Action,
 		resources, r.Verdict, r.Rule, r.Source, r.Grant, r.Ticket, r.Principal, r.Reply, r.How, r.By,
-		strconv.FormatInt(r.DurationMs, 10), open, string(r.OriginalArgs), string(r.EditedArgs), configVersion}
+		strconv.FormatInt(r.DurationMs, 10), open, string(r.OriginalArgs), string(r.EditedArgs), configVersion,
+		runSandbox, sandbox}
 	if err := w.csv.Write(rec); err != nil {
 		return fmt.Errorf("audit row: %w", err)
 	}
@@ -90,4 +101,13 @@ func (w *AuditWriter) Flush() error {
 		return fmt.Errorf("audit csv: %w", err)
 	}
 	return nil
+}
+
+// jsonCell is v as JSON, "" for a nil pointer.
+func jsonCell[T any](v *T) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }

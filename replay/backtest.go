@@ -53,17 +53,28 @@ type Change struct {
 	Tool    string    `json:"tool,omitempty"`
 	Old     Decision  `json:"old"`
 	New     Decision  `json:"new"`
+	// Sandbox is set for a call whose sandbox profile would change (see
+	// [Backtest.WithSandbox]); Old and New are then its verdicts, which may
+	// be the same.
+	Sandbox *SandboxChange `json:"sandbox,omitempty"`
 }
 
-// Kind names the change as the summary counts it, e.g. "allow→block".
-func (c Change) Kind() string { return c.Old.Verdict + "→" + c.New.Verdict }
+// Kind names the change as the summary counts it, e.g. "allow→block", or
+// "sandbox looser" for a change of sandbox profile.
+func (c Change) Kind() string {
+	if c.Sandbox != nil {
+		return "sandbox " + c.Sandbox.Direction
+	}
+	return c.Old.Verdict + "→" + c.New.Verdict
+}
 
 // Summary counts what a backtest saw.
 type Summary struct {
 	// Redecided is how many calls were re-decided, Runs in how many runs.
 	Redecided int `json:"redecided"`
 	Runs      int `json:"runs"`
-	// Changed counts the changes by kind ("allow→block": 2).
+	// Changed counts the changes by kind ("allow→block": 2, "sandbox
+	// looser": 1).
 	Changed map[string]int `json:"changed"`
 	// Refused counts calls refused before the gate (unknown tool, invalid
 	// input): they had no permission decision to re-decide.
@@ -88,6 +99,7 @@ func (s Summary) Changes() int {
 // against the candidate) and the saved approvals, never the log.
 type Backtest struct {
 	resolve Resolver
+	sandbox SandboxResolver // nil: profiles are not compared
 	filter  Filter
 	grants  fold.Grants
 	saved   map[string]gate.Ruleset // per project, from grants; cleared when they change
@@ -104,6 +116,9 @@ type runState struct {
 	// own: rules are the pinned ones, rule for rule (the gate is pure: a
 	// confirm decided by them again is a confirm).
 	own bool
+	// sandbox is what comparing its calls' profiles needs; nil when they
+	// are not compared.
+	sandbox *sandboxState
 }
 
 // NewBacktest returns a backtest against the rulesets resolve gives.
@@ -137,6 +152,13 @@ func (b *Backtest) Apply(seq uint64, c *events.Commit, emit func(Change)) {
 			clear(b.saved)
 		}
 	}
+	if st := b.runs[c.Run]; st != nil && st.sandbox != nil {
+		for _, e := range c.Events {
+			if r, ok := e.(events.ToolResultRecorded); ok {
+				b.resulted(seq, c, st, r, emit)
+			}
+		}
+	}
 	if c.Run != "" && slices.ContainsFunc(c.Events, func(e events.Event) bool { return e.EventType() == events.TypeRunEnded }) {
 		delete(b.runs, c.Run)
 	}
@@ -158,7 +180,9 @@ func (b *Backtest) start(c *events.Commit) {
 			n = nw
 		}
 		rules := b.resolve(rs)
-		b.runs[c.Run] = &runState{project: rs.Project, narrowing: n, rules: rules, own: slices.Equal(rules, vocab.Rules(rs.Rules))}
+		st := &runState{project: rs.Project, narrowing: n, rules: rules, own: slices.Equal(rules, vocab.Rules(rs.Rules))}
+		b.startSandbox(st, rs)
+		b.runs[c.Run] = st
 	}
 }
 
@@ -191,16 +215,19 @@ func (b *Backtest) decideAll(seq uint64, c *events.Commit, emit func(Change)) {
 				b.sum.NotRedecidable[NoStart]++
 				continue
 			}
+			old := Decision{Verdict: e.Verdict, Reason: e.Reason, Rule: e.Rule}
 			nv, why := b.redecide(st, e)
 			if why != "" {
 				b.sum.NotRedecidable[why]++
+				st.awaitResult(c.Step, e.CallID, tools[e.CallID], old, old) // its profile is compared all the same
 				continue
 			}
 			b.sum.Redecided++
 			b.touched[c.Run] = true
+			st.awaitResult(c.Step, e.CallID, tools[e.CallID], old, nv)
 			if nv.Verdict != e.Verdict {
 				ch := Change{Seq: seq, At: c.At, Run: c.Run, Project: st.project, Step: c.Step, CallID: e.CallID, Tool: tools[e.CallID],
-					Old: Decision{Verdict: e.Verdict, Reason: e.Reason, Rule: e.Rule}, New: nv}
+					Old: old, New: nv}
 				b.sum.Changed[ch.Kind()]++
 				emit(ch)
 			}

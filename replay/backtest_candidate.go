@@ -36,6 +36,27 @@ type Candidate struct {
 	// Builtin is the built-in layer for an agent other than a run's own
 	// (config.Builtin); nil for none.
 	Builtin *config.File
+	// Floor is the host's --sandbox floor the candidate's sandbox profile
+	// is tightened by (see [Candidate.Sandbox]); zero: none.
+	Floor config.SandboxProfile
+}
+
+// Sandbox resolves the candidate's sandbox profile for a run that pinned
+// started, as a host would pin it: Builtin's then File's sandbox: and
+// agents.NAME.sandbox: for the agent, each over the one before, tightened
+// by Floor. It implements [SandboxResolver].
+func (c Candidate) Sandbox(started events.RunStarted) config.SandboxProfile {
+	agent := c.Agent
+	if agent == "" {
+		agent = started.Agent
+	}
+	var p config.SandboxProfile
+	for _, f := range []*config.File{c.Builtin, c.File} {
+		if f != nil {
+			p = p.Over(f.Sandbox).Over(f.AgentSandbox[agent])
+		}
+	}
+	return p.Tighten(c.Floor)
 }
 
 // Rules resolves the candidate for a run that pinned started. It

@@ -59,11 +59,7 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 	}
 	fmt.Fprintln(w)
 	if sb := r.Snapshot.Sandbox; sb != nil {
-		fmt.Fprintf(w, "  sandbox %s, network %s", sb.Mode, sb.Network)
-		if len(sb.Allow) > 0 {
-			fmt.Fprintf(w, " (%s)", strings.Join(sb.Allow, ", "))
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  sandbox %s\n", sb)
 	}
 	timelineModel(w, r, p)
 	tl := d.Timeline
@@ -87,7 +83,7 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		}
 		fmt.Fprintf(w, "  step %d (%s)%s\n", s.N, final, at)
 		for _, c := range s.Calls {
-			timelineCall(w, c, p)
+			timelineCall(w, c, r.Snapshot.Sandbox, p)
 		}
 	}
 	for n := len(tl.Steps) + 1; n <= len(r.Turns); n++ { // a turn whose step is not there: the answer, or one not submitted yet
@@ -96,7 +92,7 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 	timelineTodos(w, tl.Todos)
 }
 
-func timelineCall(w io.Writer, c callView, p palette) {
+func timelineCall(w io.Writer, c callView, pinned *events.SandboxProfile, p palette) {
 	fmt.Fprintf(w, "    %s %s %s\n", c.ID, p.paint(ansiBold, c.Tool), oneLine(string(c.Args), 80))
 	if c.Verdict != "" {
 		rule := ""
@@ -136,6 +132,9 @@ func timelineCall(w io.Writer, c callView, p palette) {
 			}
 			if sb.Dropped > 0 {
 				fmt.Fprintf(w, "        network: %d more connections, not recorded\n", sb.Dropped)
+			}
+			if sb.Profile != nil && (pinned == nil || sb.Profile.String() != pinned.String()) {
+				fmt.Fprintf(w, "        sandbox %s (the run pinned %s: the host's --sandbox floor tightened it)\n", sb.Profile, pinnedText(pinned))
 			}
 		}
 		for _, f := range res.Files {
@@ -226,7 +225,7 @@ func size(n int64) string {
 }
 
 // sandboxFact says what the sandbox enforced on a call: its mode, network,
-// Landlock's ABI, seccomp.
+// Landlock's ABI, seccomp, the namespaces it entered.
 func sandboxFact(sb *events.SandboxRecord) string {
 	s := "sandbox " + sb.Mode + ", network " + sb.Network
 	if sb.LandlockABI > 0 {
@@ -235,7 +234,18 @@ func sandboxFact(sb *events.SandboxRecord) string {
 	if sb.Seccomp {
 		s += ", seccomp"
 	}
+	if len(sb.Namespaces) > 0 {
+		s += ", namespaces " + strings.Join(sb.Namespaces, " ")
+	}
 	return s
+}
+
+// pinnedText is a run's pinned profile as a line ("off" for none).
+func pinnedText(p *events.SandboxProfile) string {
+	if p == nil {
+		return "off"
+	}
+	return p.String()
 }
 
 // suffix is s when ok, else "".

@@ -33,8 +33,10 @@ func (e exitStatus) ExitCode() int { return e.code }
 // runReplay is `engine replay --policy FILE`: the policy backtest. Every
 // recorded call the filters select is decided again against the candidate
 // configuration (see replay.Candidate), with the project's saved approvals
-// as they stood at that point of the stream; each verdict that would change
-// is printed, then a summary. Nothing is executed or committed.
+// as they stood at that point of the stream, and each call that ran is
+// held to the candidate's sandbox profile; each verdict or profile that
+// would change is printed, then a summary. Nothing is executed or
+// committed.
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", stderr)
 	var cf connFlags
@@ -44,6 +46,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	project := fs.String("project", "", "re-decide only the calls of this project's runs")
 	since := fs.Duration("since", 0, "re-decide only the calls decided in this last while (e.g. 24h)")
 	agent := fs.String("agent", "", "the agent of the candidate file whose rules apply (default: each run's own)")
+	var floor sandboxFlag
+	fs.Var(&floor, "sandbox", "the host's --sandbox floor the candidate's sandbox profile is tightened by, as serve --sandbox does: off, workspace-write or read-only (default off)")
 	asJSON := fs.Bool("json", false, "print one JSON object a line: each change, then the summary")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -64,8 +68,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *since > 0 {
 		f.Since = time.Now().Add(-*since)
 	}
-	cand := replay.Candidate{File: file, Agent: *agent, Builtin: config.Builtin(loader(cf.data).ToolOutputDir)}
-	bt := replay.NewBacktest(cand.Rules, f)
+	cand := replay.Candidate{File: file, Agent: *agent, Builtin: config.Builtin(loader(cf.data).ToolOutputDir), Floor: floor.floor()}
+	bt := replay.NewBacktest(cand.Rules, f).WithSandbox(cand.Sandbox)
 	out := newReplayPrinter(stdout, *asJSON)
 	if err := cf.withLogReader(ctx, step.DefaultStream, func(l logReader) error { return bt.Run(ctx, l, out.change) }); err != nil {
 		return exitStatus{2, fmt.Errorf("replay: %w", err)}
@@ -115,6 +119,12 @@ func (p *replayPrinter) change(c replay.Change) {
 	tool := c.Tool
 	if tool == "" {
 		tool = "?"
+	}
+	if sb := c.Sandbox; sb != nil {
+		fmt.Fprintf(p.w, "run %s step %d call %s (%s): sandbox %s: %s → %s\n", c.Run, c.Step, c.CallID, tool, sb.Direction, sb.Before.Mode, sb.After.Mode)
+		fmt.Fprintf(p.w, "  was: sandbox %s\n", sb.Before)
+		fmt.Fprintf(p.w, "  now: sandbox %s\n", sb.After)
+		return
 	}
 	fmt.Fprintf(p.w, "run %s step %d call %s (%s): %s → %s\n", c.Run, c.Step, c.CallID, tool, c.Old.Verdict, c.New.Verdict)
 	fmt.Fprintf(p.w, "  was: %s\n", c.Old.Reason) // the reasons name the rule and its source

@@ -289,7 +289,8 @@ func TestAuditRowsOfEveryKindOfDecision(t *testing.T) {
 		}
 		wantRec := []string{want.Time.UTC().Format(time.RFC3339Nano), want.Run, want.Project, strconv.Itoa(want.Step), want.Call, want.Tool,
 			want.Action, string(resources), want.Verdict, want.Rule, want.Source, want.Grant, want.Ticket, want.Principal, want.Reply,
-			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), "", string(want.OriginalArgs), string(want.EditedArgs), configVersion}
+			want.How, want.By, strconv.FormatInt(want.DurationMs, 10), "", string(want.OriginalArgs), string(want.EditedArgs), configVersion,
+			jsonOrEmpty(t, want.RunSandbox), jsonOrEmpty(t, want.Sandbox)}
 		if diff := cmp.Diff(wantRec, rec); diff != "" {
 			t.Errorf("CSV row %d (-jsonl +csv):\n%s", i+1, diff)
 		}
@@ -297,4 +298,17 @@ func TestAuditRowsOfEveryKindOfDecision(t *testing.T) {
 	if _, err := engineVerb(t, "audit", "--data", rec.data, "--format", "xml"); exitCode(err) != 2 {
 		t.Errorf("audit --format xml: %v, want a usage error", err)
 	}
+}
+
+// jsonOrEmpty is v as JSON, "" for nil: a CSV cell of the audit export.
+func jsonOrEmpty[T any](t *testing.T, v *T) string {
+	t.Helper()
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -108,6 +108,14 @@ func replyClass(r string) string {
 	return "v-confirm"
 }
 
+// connClass is the CSS class of a proxied connection's verdict.
+func connClass(v string) string {
+	if v == "allowed" {
+		return "v-allow"
+	}
+	return "v-block"
+}
+
 // reportTemplate is the page's template, parsed when a page is first
 // rendered (not at every start of the binary). It is embedded: a parse
 // error is a defect of the build, which the report's tests meet.
@@ -120,6 +128,8 @@ var reportTemplate = sync.OnceValue(func() *template.Template {
 		"grantLine":  grantLine,
 		"ticketLine": func(t *ticketView) string { return strings.TrimPrefix(ticketLine(t, palette{}), ": ") },
 		"replyClass": replyClass,
+		"connClass":  connClass,
+		"join":       func(s []string) string { return strings.Join(s, " ") },
 		"checklist":  func(t *todosView) string { return t.Items.Checklist() },
 	}).Parse(reportTemplateText))
 })

@@ -150,6 +150,9 @@ func TestReportEscapesHostileStrings(t *testing.T) {
 	if got := eval[string](t, b, `document.querySelector(".call .ran-on").textContent`); got != evil {
 		t.Errorf("the host the call ran on reads %q; want the hostile string as text", got)
 	}
+	if got := eval[string](t, b, `document.querySelector("details.io .connection td.mono").textContent`); got != evil {
+		t.Errorf("the sandbox's connection reads %q; want the hostile string as text", got)
+	}
 }
 
 // hostileDoc is a one-step, one-call run with s in every string a model
@@ -159,17 +162,20 @@ func hostileDoc(s string) *showDoc {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	end := now.Add(time.Second)
 	waited := int64(500)
-	r := &sgclient.Run{ID: "run-" + s, Status: "ended", Snapshot: events.RunStarted{Agent: s, Project: s}}
+	profile := &events.SandboxProfile{Mode: s, Network: s, Allow: []string{s}, Writable: []string{s}, Denied: []string{s}, ReadOnly: []string{s}}
+	r := &sgclient.Run{ID: "run-" + s, Status: "ended", Snapshot: events.RunStarted{Agent: s, Project: s, Sandbox: profile}}
 	r.Steps = []sgclient.Step{{N: 1, Final: true, Calls: []sgclient.Call{{ID: "c1", Tool: s,
 		Result: &events.ToolResultRecorded{Parts: []events.Part{{Type: "text", Text: s}}}}}}}
 	return &showDoc{Run: r, Timeline: timelineDoc{Timed: true, Started: &now, Ended: &end, Steps: []stepView{{N: 1, Final: true, Host: s, Calls: []callView{{
 		ID: s, Tool: s, Args: args, Verdict: s, Reason: s, Source: s,
-		Rule:        &events.Rule{Action: s, Resource: s, Effect: s},
-		Ticket:      &ticketView{ID: s, Kind: s, Reply: s, Principal: s, By: s, Message: s, WaitedMS: &waited},
-		Grant:       &grantView{ID: s, Principal: s, Found: true},
-		Result:      &resultView{Preview: s, Files: []fileView{{Path: s, Bytes: -1}}},
-		State:       []string{s},
-		RanOn:       s,
+		Rule:   &events.Rule{Action: s, Resource: s, Effect: s},
+		Ticket: &ticketView{ID: s, Kind: s, Reply: s, Principal: s, By: s, Message: s, WaitedMS: &waited},
+		Grant:  &grantView{ID: s, Principal: s, Found: true},
+		Result: &resultView{Preview: s, Files: []fileView{{Path: s, Bytes: -1}}},
+		State:  []string{s},
+		RanOn:  s,
+		Sandbox: &events.SandboxRecord{Mode: s, Network: s, Namespaces: []string{s}, Profile: profile,
+			Connections: []events.NetConnection{{Form: s, Authority: s, IP: s, Verdict: s, Code: s, Reason: s}}},
 		RequestedAt: &now, ResultAt: &end,
 	}}}}}}
 }
