@@ -75,17 +75,25 @@ func (q *quiet) Waiting(_ string, _ int, ts []agent.Ticket) {
 // echo deny * is denied, count_fx asks.
 func host(t testing.TB, cnt *executortest.Counts) *commands.Host {
 	t.Helper()
+	return hostWith(t, cnt, commands.Config{})
+}
+
+// hostWith is host with the engine's configuration cfg (its host and
+// policy set here).
+func hostWith(t testing.TB, cnt *executortest.Counts, cfg commands.Config) *commands.Host {
+	t.Helper()
 	s := steptest.Start(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	h, err := commands.StartHost(ctx, s.JS, executortest.Registry(t, cnt), commands.HostConfig{StateDir: t.TempDir(),
-		Engine: commands.Config{Host: "h1", Policy: func(string, string) commands.Policy {
-			return commands.Policy{Rules: gate.Ruleset{
-				{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceDefault},
-				{Action: "echo", Resource: "deny *", Effect: gate.Deny, Source: gate.SourceUser},
-				{Action: "count_fx", Resource: "*", Effect: gate.Ask, Source: gate.SourceUser},
-			}}
-		}}})
+	cfg.Host = "h1"
+	cfg.Policy = func(string, string) commands.Policy {
+		return commands.Policy{Rules: gate.Ruleset{
+			{Action: "*", Resource: "*", Effect: gate.Allow, Source: gate.SourceDefault},
+			{Action: "echo", Resource: "deny *", Effect: gate.Deny, Source: gate.SourceUser},
+			{Action: "count_fx", Resource: "*", Effect: gate.Ask, Source: gate.SourceUser},
+		}}
+	}
+	h, err := commands.StartHost(ctx, s.JS, executortest.Registry(t, cnt), commands.HostConfig{StateDir: t.TempDir(), Engine: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stepgate/stepgate/agent/model"
 	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/events"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // OnAsk is what the loop does when a step waits for a human.
@@ -50,6 +51,12 @@ type Config struct {
 	Redact func(string) string
 	// Sleep waits between retries; default a timer honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Tracer, when set, traces the loop: an invoke_agent span over its
+	// drive, whose trace context its engine requests carry (the engine's
+	// spans of its steps are its children), and a chat span a model
+	// request with the GenAI semantic conventions' attributes, token usage
+	// included. Nil: no spans.
+	Tracer trace.TracerProvider
 	// Pause, when set, is called at each named point of a turn
 	// (before-request, after-response, after-turn, after-step): a test
 	// stops the process there.
@@ -81,13 +88,14 @@ type StartRequest struct {
 
 // loop is one run being driven.
 type loop struct {
-	cfg      Config
-	run      string
-	model    string
-	maxToks  int64
-	st       State
-	waiting  []Ticket // the tickets the last submit answered
-	maxSteps int
+	cfg       Config
+	run       string
+	agentName string
+	model     string
+	maxToks   int64
+	st        State
+	waiting   []Ticket // the tickets the last submit answered
+	maxSteps  int
 }
 
 // Start starts a run with the settings pinned in its start and drives it
@@ -103,9 +111,10 @@ func Start(ctx context.Context, cfg Config, req StartRequest) (*Result, error) {
 		return nil, fmt.Errorf("start run: %w", err)
 	}
 	l := newLoop(cfg, info.Run, &set)
+	l.agentName = req.Agent
 	l.st = State{Conversation: model.Conversation{System: set.System, Task: set.Task}}
 	cfg.Out.Started(info.Run, false, l.st)
-	return l.drive(ctx)
+	return l.traced(ctx)
 }
 
 // Settings reads the agent settings a run's start pinned.
@@ -136,12 +145,13 @@ func Resume(ctx context.Context, cfg Config, run string) (*Result, error) {
 		return nil, err
 	}
 	l := newLoop(cfg, run, r.Snapshot.Model)
+	l.agentName = r.Snapshot.Agent
 	l.st = st
 	if st.Phase == NeedResults {
 		l.waiting = pendingTickets(r, st.Steps)
 	}
 	cfg.Out.Started(run, true, st)
-	return l.drive(ctx)
+	return l.traced(ctx)
 }
 
 func newLoop(cfg Config, run string, set *events.ModelSettings) *loop {
@@ -174,6 +184,14 @@ func (l *loop) reload(ctx context.Context) error {
 		l.waiting = pendingTickets(r, st.Steps)
 	}
 	return nil
+}
+
+// traced is drive under the invoke_agent span (see Config.Tracer).
+func (l *loop) traced(ctx context.Context) (*Result, error) {
+	ctx, end := l.invoke(ctx)
+	res, err := l.drive(ctx)
+	end(res, err)
+	return res, err
 }
 
 // drive moves the run on, phase by phase, until it ends or stops.

@@ -49,18 +49,14 @@ func (l *loop) turn(ctx context.Context) error {
 		return fmt.Errorf("run %s: materialize: %w", l.run, err)
 	}
 	req := model.Request{Model: l.model, Tools: tools(*cat), Conversation: l.st.Conversation, MaxTokens: l.maxToks, Stream: l.cfg.Stream, OnText: l.cfg.Out.Text}
-	t, err := l.next(ctx, req)
+	n := l.st.Turns + 1
+	t, err := l.next(ctx, req, n)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		msg := err.Error()
-		if l.cfg.Redact != nil {
-			msg = l.cfg.Redact(msg)
-		}
-		return &providerError{msg: msg, err: err}
+		return &providerError{msg: l.redact(err.Error()), err: err}
 	}
-	n := l.st.Turns + 1
 	t = withIDs(n, t)
 	if err := l.cfg.pause(ctx, "after-response"); err != nil {
 		return err // the response is lost with the process: its request is sent again on resume

@@ -30,15 +30,15 @@ func (r Retry) delay(n int, err *model.Error) time.Duration {
 	return min(d, r.Max)
 }
 
-// next sends req, again after a retryable error as r allows; the last
-// error is returned (a *model.Error when the provider answered).
-func (l *loop) next(ctx context.Context, req model.Request) (model.Turn, error) {
+// next sends req for turn, again after a retryable error as r allows;
+// the last error is returned (a *model.Error when the provider answered).
+func (l *loop) next(ctx context.Context, req model.Request, turn int) (model.Turn, error) {
 	r := l.cfg.Retry
 	if r.Attempts < 1 {
 		r = DefaultRetry
 	}
 	for n := 1; ; n++ {
-		t, err := l.cfg.Provider.Next(ctx, req)
+		t, err := l.ask(ctx, req, turn, n)
 		if err == nil {
 			return t, nil
 		}

@@ -41,6 +41,9 @@ type document struct {
 	TrustedProjects trustedProjects `yaml:"trusted_projects"`
 	// The sandbox every agent's commands run under.
 	Sandbox sandboxSection `yaml:"sandbox"`
+	// The model providers engine agent speaks: openai or anthropic → API
+	// key and endpoint (the user's file only).
+	Providers providersSection `yaml:"providers"`
 }
 
 func (d *document) decode(s state, n ast.Node) error { return fields(s, n, d, "unknown key") }
@@ -58,6 +61,9 @@ func (d *document) apply(f *File) error {
 	}
 	f.mcpProjectServers = append(f.mcpProjectServers, d.MCPProjectServers.names...)
 	f.notify = append(f.notify, d.Notify...)
+	if err := f.applyProviders(d.Providers); err != nil {
+		return err
+	}
 	if d.SecretsFile.set {
 		f.secretsFile = d.SecretsFile.text
 	}

@@ -53,6 +53,8 @@ type File struct {
 	notify []Webhook
 	// operators are the web app's operators (the user's file only).
 	operators Operators
+	// providers are engine agent's model providers (the user's file only).
+	providers []Provider
 	// trustedProjects are the locations whose project file the user's file
 	// trusts (trusted_projects; see trust.go); trusted is set on a project
 	// layer whose location is one of them.
@@ -115,6 +117,8 @@ func ReadFile(path string) ([]byte, error) {
 //	notify:                       # the user's file only
 //	  - { url: "https://hooks.example/stepgate", secret: "secret://HOOK_KEY",
 //	      events: [ticket_issued, ticket_resolved, run_ended], include_args: false }
+//	providers:                    # the user's file only; engine agent's key and endpoint
+//	  openai: { api_key: "secret://OPENAI_KEY", base_url: "https://llm.example/v1" }
 //
 // Text longer than MaxFileBytes, or nested deeper than MaxNesting, is
 // refused before it is parsed.

@@ -30,7 +30,8 @@ func startAgent(t *testing.T, env []string, args ...string) *agentProc {
 	t.Helper()
 	p := &agentProc{cmd: exec.Command(engineBin, append([]string{"agent", "--json", "--stream=false"}, args...)...),
 		more: make(chan struct{}, 1), done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), env...)
+	// no key and no user's file unless env gives them
+	p.cmd.Env = append(append(os.Environ(), "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "XDG_CONFIG_HOME="+t.TempDir()), env...)
 	p.cmd.Stderr = &p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

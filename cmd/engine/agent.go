@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/agent"
+	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 )
 
@@ -33,7 +33,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var a agentFlags
 	fs.StringVar(&a.provider, "provider", "", "the model's API: openai (Chat Completions), openai-responses or anthropic (Messages); with --resume, the run's unless given")
 	fs.StringVar(&a.model, "model", "", "the provider's model name; with --resume, the run's unless given")
-	fs.StringVar(&a.baseURL, "base-url", "", "the provider's endpoint, e.g. an OpenAI-compatible server (vLLM, llama.cpp, Ollama): http://127.0.0.1:8000/v1")
+	fs.StringVar(&a.baseURL, "base-url", "", "the provider's endpoint, e.g. an OpenAI-compatible server (vLLM, llama.cpp, Ollama): http://127.0.0.1:8000/v1; default the user's file's providers.NAME.base_url, else the provider's own; the key goes only to one of these")
 	fs.StringVar(&a.location, "location", ".", "the run's workspace root")
 	fs.StringVar(&a.agent, "agent", "build", "the agent whose rules apply")
 	fs.StringVar(&a.onAsk, "on-ask", "", "when a call asks for a human: wait (for engine approve from anywhere) or exit (exit code 3 with the ticket; engine agent --resume RUN goes on); default wait with --nats, exit with --data unless --listen")
@@ -52,6 +52,13 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := logger(stderr)
+	tp, stopTracing, err := newTracing(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing() }() // after the engine's close (deferred later, run first): its last spans are flushed
+	ctx = envTrace(ctx, os.Getenv)
+	cf.tracer = tp
 	b, err := a.open(ctx, &cf, log)
 	if err != nil {
 		return err
@@ -65,7 +72,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		set = resumeSettings(*pinned, a)
 	}
-	key, err := keyFor(set.Provider, set.BaseURL, os.Getenv)
+	key, err := providerKey(ctx, &set, a.baseURL, a.resume != "", config.Loader{UserFile: config.UserFile()}, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -75,7 +82,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	out := newAgentPrinter(stdout, a.json, b.hint)
 	cfg := agent.Config{API: b.api, Provider: prov, Out: out, Model: set.Model, MaxSteps: a.maxSteps, Stream: a.stream, Log: log,
-		Redact: redactor(key), Pause: pauseHook(os.Getenv), OnAsk: agent.OnAskWait}
+		Redact: redactor(key), Pause: pauseHook(os.Getenv), OnAsk: agent.OnAskWait, Tracer: tp}
 	if a.onAsk == "exit" {
 		cfg.OnAsk = agent.OnAskExit
 	}
@@ -112,6 +119,11 @@ func (a *agentFlags) check(task string, cf *connFlags) error {
 	case a.listen != "" && cf.natsURL != "":
 		return usageError{"engine agent: --listen is for --data: with --nats the served engine answers"}
 	}
+	if a.baseURL != "" {
+		if err := checkBaseURL(a.baseURL); err != nil {
+			return err
+		}
+	}
 	switch a.onAsk {
 	case "":
 		a.onAsk = "wait"
@@ -146,6 +158,3 @@ func resumeSettings(set events.ModelSettings, a agentFlags) events.ModelSettings
 	}
 	return set
 }
-
-// errNoKey is an API key that is needed and not in the environment.
-var errNoKey = errors.New("no API key")

@@ -50,6 +50,9 @@ type connFlags struct {
 	// sandbox is the embedded engine's floor (--sandbox of run and mcp
 	// serve; with --nats the served host's own decides).
 	sandbox sandboxFlag
+	// tracer traces the embedded engine (engine agent's, when the
+	// environment asks); nil for none.
+	tracer trace.TracerProvider
 	// fs is the verb's flag set: which connection flags the user gave
 	// (hints repeat them), and where warnings go.
 	fs *flag.FlagSet
@@ -339,7 +342,7 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 			return nil, err
 		}
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools, sandbox: f.sandbox})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools, sandbox: f.sandbox, tracer: f.tracer})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}

@@ -55,6 +55,8 @@ type reportPage struct {
 	Window time.Duration
 	// Verdicts counts the calls by verdict class, for the legend.
 	Verdicts []reportCount
+	// Usage is the token usage of the run's model turns, all told.
+	Usage events.ModelUsage
 }
 
 type reportStep struct {
@@ -148,6 +150,10 @@ func renderReport(w io.Writer, d *showDoc) error {
 
 func buildReportPage(d *showDoc) *reportPage {
 	p := &reportPage{Doc: d, Status: d.Status, CSP: reportCSP(), Script: template.JS(reportScript)}
+	for _, t := range d.Turns {
+		p.Usage.InputTokens += t.Usage.InputTokens
+		p.Usage.OutputTokens += t.Usage.OutputTokens
+	}
 	if d.End != nil {
 		p.Status += " (" + d.End.Cause + ")"
 	}

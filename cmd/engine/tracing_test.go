@@ -48,10 +48,11 @@ func TestTracingIsOffUnlessTheEnvironmentAsks(t *testing.T) {
 }
 
 // otlpReceiver is an OTLP/HTTP trace receiver on loopback: it keeps the
-// names and trace ids of the spans it is sent.
+// names and trace ids of the spans it is sent, and each span's attributes.
 type otlpReceiver struct {
 	mu    sync.Mutex
 	spans map[string][]string // span name → trace ids (hex)
+	attrs map[string][]map[string]string
 }
 
 func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -67,6 +68,13 @@ func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		for _, ss := range rs.ScopeSpans {
 			for _, s := range ss.Spans {
 				r.spans[s.Name] = append(r.spans[s.Name], hexOf(s.TraceId))
+				if r.attrs != nil {
+					kv := map[string]string{}
+					for _, a := range s.Attributes {
+						kv[a.Key] = otlpValue(a.Value)
+					}
+					r.attrs[s.Name] = append(r.attrs[s.Name], kv)
+				}
 			}
 		}
 	}
