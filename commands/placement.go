@@ -111,11 +111,14 @@ type placeAt struct {
 	// contain is the sandbox the calls run in there (see sandboxPolicy);
 	// nil: unsandboxed.
 	contain *sandbox.Policy
+	// escalate is how a call the sandbox refused asks to run outside it;
+	// nil: the refusal is its result (see escalation).
+	escalate *escalateTo
 }
 
 // placeAt is the run's placeAt.
 func (c *runConfig) placeAt() placeAt {
-	return placeAt{loc: c.location, place: c.place, contain: c.contain}
+	return placeAt{loc: c.location, place: c.place, contain: c.contain, escalate: c.escalate}
 }
 
 // checkPlace returns nil when call c may make its effect here: its tool

@@ -27,6 +27,7 @@ type runConfig struct {
 	mcp         []events.MCPServerPin // the MCP servers the run may see; never modified
 	place       *events.Place         // the location's identity; nil for a run started before placement
 	contain     *sandbox.Policy       // the sandbox of its calls on this host; nil: unsandboxed; never modified
+	escalate    *escalateTo           // how a call the sandbox refused asks to run outside it; nil: it does not
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -69,6 +70,7 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		place:       r.Snapshot.Place,
 		contain:     b.sandboxPolicy(r),
 	}
+	c.escalate = b.escalation(r, c)
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies
 	c.catalog = *c.tools

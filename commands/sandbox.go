@@ -16,7 +16,11 @@ func pinnedSandbox(p config.SandboxProfile) *events.SandboxProfile {
 	if !p.Sandboxed() {
 		return nil
 	}
-	return &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
+	sp := &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
+	if p.Escalates() {
+		sp.Escalate = config.EscalateAsk
+	}
+	return sp
 }
 
 // sandboxPolicy is a run's pinned profile, tightened by this host's own

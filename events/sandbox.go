@@ -41,9 +41,10 @@ type SandboxRecord struct {
 
 // The kinds of a sandbox's refusal.
 const (
-	RefusedWrite   = "write"   // a write outside the writable roots, or to a read-only or denied path
-	RefusedRead    = "read"    // a read of a denied path
-	RefusedNetwork = "network" // a connection the proxy refused, or the network off
+	RefusedWrite      = "write"      // a write outside the writable roots, or to a read-only or denied path
+	RefusedRead       = "read"       // a read of a denied path
+	RefusedFilesystem = "filesystem" // a command's output says a file operation was not permitted (a heuristic)
+	RefusedNetwork    = "network"    // a connection the proxy refused, or the network off
 )
 
 // SandboxRefusal is what the sandbox refused a call: a kind, one line
