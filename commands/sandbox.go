@@ -39,8 +39,14 @@ func (b *base) sandboxPolicy(r *projection.RunHeader) *sandbox.Policy {
 	if !p.Sandboxed() {
 		return nil
 	}
+	return b.policyFor(p, r.Snapshot.Location)
+}
+
+// policyFor is profile p as this host's sandbox policy for commands in
+// loc: p's paths, the defaults of loc and of the home directory, and this
+// host's own secrets (Config.SandboxDenied) denied.
+func (b *base) policyFor(p config.SandboxProfile, loc string) *sandbox.Policy {
 	home, _ := os.UserHomeDir()
-	loc := r.Snapshot.Location
 	pol := &sandbox.Policy{
 		Mode: sandbox.Mode(p.Mode), Network: sandbox.Network(p.Net()), Allow: slices.Clone(p.Allow),
 		Location: loc, Writable: slices.Clone(p.Writable),
