@@ -110,9 +110,9 @@ type mcpEntry struct {
 
 // mcpSandbox is mcp.NAME.sandbox: the sandbox of a stdio server's process.
 type mcpSandbox struct {
-	// workspace-write (the server may write the run's location, the
-	// writable roots and its temporary directory), read-only (only its
-	// temporary directory) or off.
+	// workspace-write (the server may write the writable roots, its
+	// temporary directory and, when the project declares it, the run's
+	// location), read-only (only its temporary directory) or off.
 	Mode sandboxMode `yaml:"mode"`
 	// off (loopback only, the default) or host (the host's network); a
 	// server has no proxy.
