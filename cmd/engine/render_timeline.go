@@ -63,6 +63,9 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 		if len(sb.Allow) > 0 {
 			fmt.Fprintf(w, " (%s)", strings.Join(sb.Allow, ", "))
 		}
+		if sb.Escalate != "" {
+			fmt.Fprintf(w, ", escalate %s", sb.Escalate)
+		}
 		fmt.Fprintln(w)
 	}
 	timelineModel(w, r, p)
@@ -234,6 +237,12 @@ func sandboxFact(sb *events.SandboxRecord) string {
 	}
 	if sb.Seccomp {
 		s += ", seccomp"
+	}
+	if sb.Refused != nil {
+		s += ", refused " + sb.Refused.Kind
+	}
+	if sb.Escalated != "" {
+		s += ", escalated by " + sb.Escalated
 	}
 	return s
 }
