@@ -119,7 +119,8 @@ func TestSandboxRefusalIsSaidPlainly(t *testing.T) {
 
 // Under escalate: ask, a bash call the sandbox refused asks, on a ticket
 // saying what was refused and holding the sandboxed attempt, to run outside
-// the sandbox; any host sees the ticket in the log. Approved, the call runs
+// the sandbox; the ticket is in the log, so it survives the host's
+// restart. Approved (after the restart), the call runs
 // again outside: the write happens, and the result records profile off,
 // escalated by the ticket. Rejected, the model reads the refused attempt
 // and the rejection's message, and the write never happens.
@@ -147,11 +148,15 @@ func TestEscalationAsksToRunOutsideTheSandbox(t *testing.T) {
 		if _, err := os.Stat(escaped); err == nil {
 			t.Fatal("the sandboxed attempt wrote outside")
 		}
-		other := sandboxHost(t, s, config.SandboxProfile{}, config.SandboxProfile{})
-		caughtUp(t, h, other)
-		listed, err := tickets(ctxT(t), other, commands.TicketsRequest{Run: run})
-		if err != nil || len(listed) != 1 || listed[0].ID != tk.ID || listed[0].Reason != tk.Reason {
-			t.Fatalf("another host lists %+v, %v; want the escalation ticket with its reason", listed, err)
+		// The host stops and starts again (a new state directory: all it
+		// knows of the ticket is in the log).
+		if err := h.Close(); err != nil {
+			t.Fatal(err)
+		}
+		h = sandboxHost(t, s, config.SandboxProfile{Mode: config.SandboxWorkspaceWrite, Escalate: config.EscalateAsk}, config.SandboxProfile{})
+		listed, err := tickets(ctxT(t), h, commands.TicketsRequest{Run: run})
+		if err != nil || len(listed) != 1 || listed[0].ID != tk.ID || listed[0].Reason != tk.Reason || listed[0].Escalation == nil {
+			t.Fatalf("after a restart the host lists %+v, %v; want the escalation ticket with its reason", listed, err)
 		}
 		if _, err := h.Reply(ctxT(t), commands.ReplyRequest{Ticket: tk.ID, Reply: events.ReplyAlways, Principal: "ops"}); commands.Code(err) != commands.CodeTicketKind {
 			t.Errorf("always on an escalation ticket: %v, want %s", err, commands.CodeTicketKind)
@@ -235,5 +240,23 @@ func TestEscalatedCallIsNeverRunAgainByRecovery(t *testing.T) {
 	st := r.Step(1)
 	if !st.Final || st.Calls[0].Result == nil || st.Calls[0].Result.Parts[0].Text != commands.IndeterminateResult || len(r.Tickets) != 1 {
 		t.Errorf("after recovery: step %+v, %d tickets; want it final, the call indeterminate, no new ticket", st, len(r.Tickets))
+	}
+}
+
+// No file escapes the operator's floor: on a host started with --sandbox,
+// a refused call of a run whose profile says escalate: ask does not ask;
+// its refusal is its result.
+func TestEscalationNeverEscapesTheHostsFloor(t *testing.T) {
+	canSandbox(t)
+	s := steptest.Start(t, "")
+	ww := config.SandboxProfile{Mode: config.SandboxWorkspaceWrite}
+	h := sandboxHost(t, s, config.SandboxProfile{Mode: config.SandboxWorkspaceWrite, Escalate: config.EscalateAsk}, ww)
+	escaped := filepath.Join(outsideDir(t), "escaped")
+	out := submit(t, h, startIn(t, h, t.TempDir(), ""), 1, call("b", "bash", builtin.BashInput{Command: "echo out > " + escaped}))
+	if !out.Final || len(out.Tickets) != 0 || !strings.Contains(out.Results[0].Content, "[sandbox: the command failed") {
+		t.Errorf("outcome %+v, want the refused result and no ticket", out)
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Error("the write outside happened")
 	}
 }
