@@ -241,6 +241,18 @@ func TestEscalatedCallIsNeverRunAgainByRecovery(t *testing.T) {
 	if !st.Final || st.Calls[0].Result == nil || st.Calls[0].Result.Parts[0].Text != commands.IndeterminateResult || len(r.Tickets) != 1 {
 		t.Errorf("after recovery: step %+v, %d tickets; want it final, the call indeterminate, no new ticket", st, len(r.Tickets))
 	}
+	// Without the crash, the approved read runs outside the sandbox.
+	out = submit(t, h, run, 2, call("r", "read", builtin.ReadInput{Path: filepath.Join(secrets, "key")}))
+	if len(out.Tickets) != 1 {
+		t.Fatalf("outcome %+v, want an escalation ticket", out)
+	}
+	res, err := h.Reply(ctxT(t), commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyOnce, Principal: "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome == nil || res.Outcome.Results[0].IsError || !strings.Contains(res.Outcome.Results[0].Content, commands.EscalatedNote) {
+		t.Errorf("the approved read: %+v, want the file's content outside the sandbox", res.Outcome)
+	}
 }
 
 // No file escapes the operator's floor: on a host started with --sandbox,
