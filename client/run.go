@@ -109,7 +109,8 @@ type TicketIssued struct {
 	Identity string           `json:"identity"`
 	ArgsSHA  string           `json:"args_sha256"`
 	Requests []events.Request `json:"requests,omitempty"`
-	// Kind is permission or input.
+	// Kind is permission, input or escalation (a call the sandbox refused
+	// asks to run again outside it).
 	Kind string `json:"kind"`
 	// PolicySHA is the digest of the ruleset the verdict came from.
 	PolicySHA string `json:"policy_sha256"`
@@ -121,6 +122,9 @@ type TicketIssued struct {
 	// traces (see the README's Tracing): the host that resolves the ticket
 	// continues that trace.
 	Trace string `json:"trace,omitempty"`
+	// Escalation, on an escalation ticket, says what the sandbox refused
+	// and holds the sandboxed attempt's result.
+	Escalation *events.Escalation `json:"escalation,omitempty"`
 }
 
 // Step returns the run's step numbered n, or nil.

@@ -91,7 +91,12 @@ func (h *submitter) advance(ctx context.Context, w *progress) error {
 	h.runAll(ctx, epoch, w.place, w.exec, w.limits)
 	results := make([]events.Event, 0, len(w.exec)+2)
 	for _, p := range w.exec {
-		results = append(results, p.result)
+		if p.escalation != nil { // refused by the sandbox: it asks to run outside
+			results = append(results, *p.escalation)
+			w.remaining = append(w.remaining, p.escalation.ID)
+		} else {
+			results = append(results, p.result)
+		}
 		results = append(results, p.sideEvents()...)
 	}
 	err = h.settleResults(ctx, w.run, w.step, next, append(results, w.closing()...), w.exec)

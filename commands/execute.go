@@ -50,6 +50,7 @@ func (c *planned) run(ctx context.Context, store *executor.OutputStore, lim exec
 	res.Acted = whole.Acted // not the model's: bounding leaves it out
 	c.setResult(res)
 	c.result.Sandbox = sandboxRecord(whole.Sandbox, nil)
+	c.refused, c.failed = whole.Refused, whole.Failed || whole.IsError
 	c.state = whole.State
 	if sp != nil {
 		c.spilled = sp
@@ -106,9 +107,13 @@ func (h *submitter) runIn(ctx context.Context, epoch uint64, at placeAt, c *plan
 		return
 	}
 	defer h.toolDone(c.req.Tool, time.Now())
+	if c.escalated != "" {
+		c.runEscalated(ctx, h.store, lim)
+		return
+	}
 	if at.contain == nil {
 		c.run(ctx, h.store, lim)
 		return
 	}
-	h.runContained(ctx, c, at.contain, at.profile, lim)
+	h.runContained(ctx, c, at, lim)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -88,18 +89,19 @@ func newMCPHosts(reg *registrar, opts MCPOptions, log *slog.Logger) *mcpHosts {
 }
 
 // supervisorKey identifies how a server is reached: its name, transport,
-// environment and headers as written (references unresolved), trust and
-// working directory.
+// environment and headers as written (references unresolved), trust,
+// working directory and sandbox.
 func supervisorKey(s config.MCPServer, dir string) string {
 	b, _ := json.Marshal(struct {
-		Name    string            `json:"name"`
-		Command []string          `json:"command"`
-		Env     map[string]string `json:"env"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Trust   bool              `json:"trust"`
-		Dir     string            `json:"dir"`
-	}{s.Name, s.Command, s.Env, s.URL, s.Headers, s.Trust, dir})
+		Name    string                `json:"name"`
+		Command []string              `json:"command"`
+		Env     map[string]string     `json:"env"`
+		URL     string                `json:"url"`
+		Headers map[string]string     `json:"headers"`
+		Trust   bool                  `json:"trust"`
+		Dir     string                `json:"dir"`
+		Sandbox config.SandboxProfile `json:"sandbox"`
+	}{s.Name, s.Command, s.Env, s.URL, s.Headers, s.Trust, dir, s.Sandbox})
 	return string(b)
 }
 
@@ -174,8 +176,26 @@ func (m *mcpHosts) resolve(ctx context.Context, srv config.MCPServer, dir string
 	if err != nil {
 		return mcp.Server{}, err
 	}
-	return mcp.Server{Name: srv.Name, Command: srv.Command, Env: rs.Env(), Dir: dir,
-		URL: srv.URL, Headers: rs.Headers(), Secrets: rs.Secrets(), Trust: srv.Trust}, nil
+	out := mcp.Server{Name: srv.Name, Command: srv.Command, Env: rs.Env(), Dir: dir,
+		URL: srv.URL, Headers: rs.Headers(), Secrets: rs.Secrets(), Trust: srv.Trust}
+	if srv.Sandbox.Sandboxed() && srv.URL == "" {
+		// The server's location is where it runs: the run's location for
+		// a server its project declares; for one the user's file declares
+		// (one process serves every run) this host's working directory,
+		// kept read-only: it writes only its writable roots and its
+		// temporary directory.
+		loc, shared := dir, dir == ""
+		if shared {
+			if loc, err = os.Getwd(); err != nil {
+				return mcp.Server{}, fmt.Errorf("MCP server %s: the sandbox's location: %w", srv.Name, err)
+			}
+		}
+		out.Sandbox = m.reg.policyFor(srv.Sandbox, loc)
+		if shared {
+			out.Sandbox.ReadOnly = append(out.Sandbox.ReadOnly, loc)
+		}
+	}
+	return out, nil
 }
 
 // changed handles a tool set a supervisor reports. Ready: the set is

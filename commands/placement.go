@@ -114,11 +114,14 @@ type placeAt struct {
 	// profile is the profile contain was built from, as a call's result
 	// records it (events.SandboxRecord.Profile).
 	profile *events.SandboxProfile
+	// escalate is how a call the sandbox refused asks to run outside it;
+	// nil: the refusal is its result (see escalation).
+	escalate *escalateTo
 }
 
 // placeAt is the run's placeAt.
 func (c *runConfig) placeAt() placeAt {
-	return placeAt{loc: c.location, place: c.place, contain: c.contain, profile: c.profile}
+	return placeAt{loc: c.location, place: c.place, contain: c.contain, profile: c.profile, escalate: c.escalate}
 }
 
 // checkPlace returns nil when call c may make its effect here: its tool

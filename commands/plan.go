@@ -52,6 +52,14 @@ type planned struct {
 	part     [1]events.Part            // result's parts when it has one
 	edit     *events.ArgsEdit          // an approval's edit: the call runs with edit.Args
 	attempt  int                       // the execution's attempt, for its span (tracing only)
+	refused  *executor.Refusal         // what the sandbox refused the call (see runContained)
+	failed   bool                      // the call failed (see executor.Result.Failed)
+	// escalation is the ticket a call the sandbox refused waits on, asking
+	// to run again outside it (see escalate); the call is then not terminal.
+	escalation *events.TicketIssued
+	// escalated is the approved escalation ticket a call runs again for,
+	// outside the sandbox.
+	escalated string
 }
 
 func (c *planned) allowed() bool { return c.verdict.Verdict == events.VerdictAllow }
@@ -106,6 +114,9 @@ func (p *plan) tickets() []*events.TicketIssued {
 		if c.ticket != nil {
 			ts = append(ts, c.ticket)
 		}
+		if c.escalation != nil {
+			ts = append(ts, c.escalation)
+		}
 	}
 	return ts
 }
@@ -130,6 +141,9 @@ func (p *plan) settleEvents(evs []events.Event) []events.Event {
 		if c.terminal {
 			evs = append(evs, c.result)
 		}
+		if c.escalation != nil {
+			evs = append(evs, *c.escalation)
+		}
 		evs = append(evs, c.sideEvents()...)
 	}
 	if ts := p.tickets(); len(ts) > 0 {
@@ -151,6 +165,10 @@ func (p *plan) outcome() *StepOutcome {
 			if c.ticket != nil {
 				o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*c.ticket), Run: p.run, Step: p.step,
 					Args: c.req.Args, Reason: c.verdict.Reason})
+			}
+			if c.escalation != nil {
+				o.Tickets = append(o.Tickets, TicketView{TicketIssued: client.TicketIssued(*c.escalation), Run: p.run, Step: p.step,
+					Args: c.req.Args, Reason: c.escalation.Escalation.Reason})
 			}
 		}
 		return o

@@ -155,7 +155,7 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		reg := h.reg.effective()
 		var tools []string
 		for i := range r.Last.Calls {
-			if c := &r.Last.Calls[i]; !c.Terminal() && inDoubt(&r, c) && !indeterminate(reg, c) {
+			if c := &r.Last.Calls[i]; !c.Terminal() && inDoubt(&r, c) && !indeterminate(reg, c) && !escalatedCall(&r, c) {
 				tools = append(tools, c.Tool)
 			}
 		}
@@ -176,7 +176,10 @@ func (h *recovery) recoverRun(ctx context.Context, run, host string) (int, error
 		if c.Terminal() || !inDoubt(&r, c) {
 			continue
 		}
-		if indeterminate(reg, c) { // settled without its tool: it may be an MCP server's, not connected
+		// Settled without its tool (it may be an MCP server's, not
+		// connected); a call that started outside the sandbox never runs
+		// again, whatever its tool.
+		if indeterminate(reg, c) || escalatedCall(&r, c) {
 			w.first = append(w.first, withEditNote(resultEvent(c.ID, IndeterminateResult), editOf(resolutionOf(&r, c))))
 			continue
 		}

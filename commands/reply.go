@@ -170,6 +170,9 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 	if !fits {
 		return nil, "", fmt.Errorf("ticket %s is a %s ticket; reply %q does not fit: %w", req.Ticket, t.Kind, req.Reply, ErrTicketKind)
 	}
+	if t.Kind == events.TicketEscalation && (req.Reply == events.ReplyAlways || len(req.Args) > 0) {
+		return nil, "", fmt.Errorf("ticket %s is an escalation ticket: it is approved once, with the call's own arguments: %w", req.Ticket, ErrTicketKind)
+	}
 	s, err := h.stepOf(&r, t.Step)
 	if err != nil {
 		return nil, "", err
@@ -232,6 +235,15 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 	resolved := events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: req.Reply, Message: req.Message,
 		Answers: req.Answers, Principal: req.Principal, Edit: ed.edit}
 	others := otherPending(r, t.ID)
+	if t.Kind == events.TicketEscalation && req.Reply == events.ReplyReject { // the sandboxed attempt is the result
+		note := EscalationRejected + "."
+		if req.Message != "" {
+			note = EscalationRejected + ": " + req.Message
+		}
+		w.first = append(w.first, resolved, escalationResult(t, note))
+		w.remaining = ids(others)
+		return ""
+	}
 	if req.Reply == events.ReplyReject {
 		result := RejectedResult
 		if req.Message != "" {
@@ -254,6 +266,12 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 		resolved.Message = v.Reason
 		w.first = append(w.first, resolved, events.PermissionDecided{CallID: t.CallID, Verdict: events.VerdictBlock, Reason: v.Reason, Rule: ruleRef(v.Rule)},
 			resultEvent(t.CallID, "blocked: "+v.Reason))
+		w.remaining = ids(others)
+		return ""
+	}
+	if why := h.mayEscalate(r, t); why != "" {
+		resolved.Message = why
+		w.first = append(w.first, resolved, escalationResult(t, "[sandbox: the call did not run outside the sandbox: "+why+"]"))
 		w.remaining = ids(others)
 		return ""
 	}
@@ -293,6 +311,9 @@ func (h *replier) settleReply(r *projection.RunHeader, s *projection.Step, cfg *
 func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *projection.RunHeader, s *projection.Step, t *projection.Ticket, res *events.TicketResolved, w *progress) {
 	c := s.Call(t.CallID)
 	p := h.steps.rerun(reg, cfg, r, s, c, res)
+	if t.Kind == events.TicketEscalation {
+		p.escalated = t.ID
+	}
 	if p.terminal {
 		w.first = append(w.first, p.result)
 		return
@@ -301,6 +322,23 @@ func (h *replier) approve(reg map[string]effectiveTool, cfg *runConfig, r *proje
 		w.first = append(w.first, events.ToolCallStarted{CallID: c.ID, Attempt: c.Attempts + 1})
 	}
 	w.exec = append(w.exec, p)
+}
+
+// mayEscalate says why escalation ticket t may not run its call outside
+// the sandbox now; "" when it may (and for other tickets). Resuming never
+// widens authority: the configuration as it is now must still say
+// escalate: ask, and this host's own --sandbox floor, if it has one, is
+// never escaped. It reads files.
+func (h *replier) mayEscalate(r *projection.RunHeader, t *projection.Ticket) string {
+	switch {
+	case t.Kind != events.TicketEscalation:
+		return ""
+	case h.cfg.Sandbox.Sandboxed():
+		return "this host's --sandbox floor contains every call it runs"
+	case h.cfg.Policy == nil || !h.cfg.Policy(r.Snapshot.Agent, r.Snapshot.Location).Sandbox.Escalates():
+		return "the configuration no longer says escalate: ask"
+	}
+	return ""
 }
 
 // currentRules is the configuration's ruleset for the run's agent and

@@ -28,6 +28,7 @@ type runConfig struct {
 	place       *events.Place          // the location's identity; nil for a run started before placement
 	contain     *sandbox.Policy        // the sandbox of its calls on this host; nil: unsandboxed; never modified
 	profile     *events.SandboxProfile // the profile contain was built from; never modified
+	escalate    *escalateTo            // how a call the sandbox refused asks to run outside it; nil: it does not
 
 	// The shared values rules, records and catalog come from (see
 	// sharedConfig): held so that they stay shared while this run is.
@@ -70,6 +71,7 @@ func (b *base) config(r *projection.RunHeader) *runConfig {
 		place:       r.Snapshot.Place,
 	}
 	c.contain, c.profile = b.sandboxPolicy(r)
+	c.escalate = b.escalation(r, c)
 	n := len(c.converted.rules)
 	c.rules, c.records = c.converted.rules[:n:n], c.converted.records[:n:n] // an append copies
 	c.catalog = *c.tools

@@ -16,7 +16,11 @@ func pinnedSandbox(p config.SandboxProfile) *events.SandboxProfile {
 	if !p.Sandboxed() {
 		return nil
 	}
-	return &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
+	sp := &events.SandboxProfile{Mode: p.Mode, Network: p.Net(), Allow: p.Allow, Writable: p.Writable, Denied: p.Denied, ReadOnly: p.ReadOnly}
+	if p.Escalates() {
+		sp.Escalate = config.EscalateAsk
+	}
+	return sp
 }
 
 // sandboxPolicy is a run's pinned profile, tightened by this host's own
@@ -36,8 +40,14 @@ func (b *base) sandboxPolicy(r *projection.RunHeader) (*sandbox.Policy, *events.
 	if !p.Sandboxed() {
 		return nil, nil
 	}
+	return b.policyFor(p, r.Snapshot.Location), pinnedSandbox(p)
+}
+
+// policyFor is profile p as this host's sandbox policy for commands in
+// loc: p's paths, the defaults of loc and of the home directory, and this
+// host's own secrets (Config.SandboxDenied) denied.
+func (b *base) policyFor(p config.SandboxProfile, loc string) *sandbox.Policy {
 	home, _ := os.UserHomeDir()
-	loc := r.Snapshot.Location
 	pol := &sandbox.Policy{
 		Mode: sandbox.Mode(p.Mode), Network: sandbox.Network(p.Net()), Allow: slices.Clone(p.Allow),
 		Location: loc, Writable: slices.Clone(p.Writable),
@@ -47,7 +57,7 @@ func (b *base) sandboxPolicy(r *projection.RunHeader) (*sandbox.Policy, *events.
 	if home != "" {
 		pol.Denied = append(sandbox.DefaultDenied(home), pol.Denied...)
 	}
-	return pol, pinnedSandbox(p)
+	return pol
 }
 
 // sandboxRecord is what the sandbox enforced on a call, as its result

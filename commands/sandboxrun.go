@@ -18,13 +18,14 @@ import (
 // be put in place; the call did not run (fail closed: never unsandboxed).
 const SandboxUnavailable = "sandbox_unavailable: "
 
-// runContained runs c under pol, the run's sandbox on this host. With the
-// network through the proxy, the call gets a proxy of its own, on a unix
-// socket only its sandbox is given, serving the run's allow-list; every
-// connection it saw, allowed or refused, is recorded with the result, and
-// so is profile, the profile pol was built from.
-func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.Policy, profile *events.SandboxProfile, lim executor.Limits) {
-	p := *pol
+// runContained runs c under at.contain, the run's sandbox on this host.
+// With the network through the proxy, the call gets a proxy of its own, on
+// a unix socket only its sandbox is given, serving the run's allow-list;
+// every connection it saw, allowed or refused, is recorded with the
+// result. What the sandbox refused the call is said and recorded, and may
+// make it ask to run outside (see sandboxRefused).
+func (h *submitter) runContained(ctx context.Context, c *planned, at placeAt, lim executor.Limits) {
+	p := *at.contain
 	var px *callProxy
 	if p.Network == sandbox.NetProxy {
 		var err error
@@ -37,14 +38,17 @@ func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.P
 	c.prepared.Contain(&p)
 	c.run(ctx, h.store, lim)
 	if c.result.Sandbox != nil {
-		c.result.Sandbox.Profile = profile
+		c.result.Sandbox.Profile = at.profile
 	}
+	var conns []events.NetConnection
 	if px != nil {
-		conns, dropped := px.stop()
+		var dropped int
+		conns, dropped = px.stop()
 		if c.result.Sandbox != nil {
 			c.result.Sandbox.Connections, c.result.Sandbox.Dropped = conns, dropped
 		}
 	}
+	h.sandboxRefused(c, at, conns)
 }
 
 // callProxy is one call's network proxy.

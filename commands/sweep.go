@@ -72,11 +72,17 @@ func (h *replier) sweepRun(ctx context.Context, run string) error {
 	for _, t := range pending {
 		switch unanswerable(t, now, reg) {
 		case events.ResolvedExpired:
-			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired},
-				resultEvent(t.CallID, ExpiredResult))
+			result := resultEvent(t.CallID, ExpiredResult)
+			if t.Kind == events.TicketEscalation {
+				result = escalationResult(t, EscalationExpired)
+			}
+			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedExpired}, result)
 		case events.ResolvedStale:
-			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale},
-				resultEvent(t.CallID, executor.StaleTool(t.Tool)))
+			result := resultEvent(t.CallID, executor.StaleTool(t.Tool))
+			if t.Kind == events.TicketEscalation {
+				result = escalationResult(t, executor.StaleTool(t.Tool))
+			}
+			first = append(first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedStale}, result)
 		default:
 			continue
 		}

@@ -54,6 +54,9 @@ func ticketView(run string, s *projection.Step, t *projection.Ticket) TicketView
 			if c.Decision != nil {
 				v.Reason = c.Decision.Reason
 			}
+			if t.Escalation != nil {
+				v.Reason = t.Escalation.Reason
+			}
 		}
 	}
 	return v

@@ -82,7 +82,7 @@ func (d *document) apply(f *File) error {
 	}
 	f.Sandbox = f.Sandbox.Over(d.Sandbox.profile())
 	for _, a := range d.Agents {
-		if sb := a.Sandbox.profile(); sb.Mode != "" || sb.Network != "" || sb.Allow != nil || sb.Writable != nil || sb.Denied != nil || sb.ReadOnly != nil {
+		if sb := a.Sandbox.profile(); sb.Mode != "" || sb.Network != "" || sb.Allow != nil || sb.Writable != nil || sb.Denied != nil || sb.ReadOnly != nil || sb.Escalate != "" {
 			if f.AgentSandbox == nil {
 				f.AgentSandbox = map[string]SandboxProfile{}
 			}

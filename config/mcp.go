@@ -24,6 +24,9 @@ type mcpDecl struct {
 	allow           []string
 	allowSet        bool
 	ticketTTL       time.Duration // 0 when the entry does not say
+	// sandbox is the entry's sandbox for a stdio server's process; Mode ""
+	// when it says none.
+	sandbox SandboxProfile
 }
 
 // transport reports whether the entry declares how to reach the server.
@@ -48,7 +51,7 @@ func (m *mcpSection) decode(s state, n ast.Node) error {
 			return ss.failKey("server name %q: may not contain __ or end with _ (tools are named mcp__<server>__<tool>: a__b's tool c would be a's tool b__c, a_'s tool x a's tool _x)", name)
 		}
 		var e mcpEntry
-		if err := fields(ss, vn, &e, "unknown key (want command, env, url, headers, trust, deny_all, allow or ticket_ttl)"); err != nil {
+		if err := fields(ss, vn, &e, "unknown key (want command, env, url, headers, trust, deny_all, allow, ticket_ttl or sandbox)"); err != nil {
 			return err
 		}
 		d, err := e.check(ss, vn)
@@ -99,6 +102,50 @@ type mcpEntry struct {
 	Allow toolPatterns `yaml:"allow"`
 	// How long confirmations of the server's tools wait.
 	TicketTTL positiveTTL `yaml:"ticket_ttl"`
+	// A stdio server's process runs in the sandbox (opt-in; default: it
+	// runs with the host user's authority). A project file may only
+	// tighten the sandbox of a server the user's file declares.
+	Sandbox mcpSandbox `yaml:"sandbox"`
+}
+
+// mcpSandbox is mcp.NAME.sandbox: the sandbox of a stdio server's process.
+type mcpSandbox struct {
+	// workspace-write (the server may write the writable roots, its
+	// temporary directory and, when the project declares it, the run's
+	// location), read-only (only its temporary directory) or off.
+	Mode sandboxMode `yaml:"mode"`
+	// off (loopback only, the default) or host (the host's network); a
+	// server has no proxy.
+	Network networkMode `yaml:"network"`
+	// Extra directories the server may write under workspace-write
+	// (absolute, or under ~).
+	Writable pathList `yaml:"writable"`
+	// Paths the server may neither read nor write, besides the defaults
+	// (~/.ssh, ~/.aws, the engine's data directory, …).
+	Denied pathList `yaml:"denied"`
+	set    bool
+	node   ast.Node
+}
+
+func (m *mcpSandbox) decode(s state, n ast.Node) error {
+	if err := fields(s, n, m, "unknown key (want mode, network, writable or denied)"); err != nil {
+		return err
+	}
+	switch {
+	case !m.Mode.set:
+		return s.fail(n, "want a mode: workspace-write, read-only or off")
+	case m.Network.text == NetworkProxy:
+		return s.child("network", nil).fail(n, "an MCP server's sandbox has no proxy: want off or host")
+	case m.Mode.text == SandboxOff && m.Network.set:
+		return s.fail(n, "network %q needs a sandbox: mode is off", m.Network.text)
+	}
+	m.set, m.node = true, n
+	return nil
+}
+
+// profile is the section as a SandboxProfile.
+func (m *mcpSandbox) profile() SandboxProfile {
+	return SandboxProfile{Mode: m.Mode.text, Network: m.Network.text, Writable: m.Writable.items, Denied: m.Denied.items}
 }
 
 // check enforces the entry's shape — a stdio server (command, env) or an
@@ -120,11 +167,14 @@ func (e *mcpEntry) check(s state, n ast.Node) (mcpDecl, error) {
 		return mcpDecl{}, s.child("headers", nil).fail(e.Headers.node, "headers without url: a file may not change the headers of a server another file declares")
 	case s.source == gate.SourceProject && e.Trust.set && e.Trust.v:
 		return mcpDecl{}, s.child("trust", nil).fail(e.Trust.node, "a project file may not trust a server (its tools' annotations would decide their effect classes): trust belongs in the user's file")
+	case e.Sandbox.set && e.URL.set:
+		return mcpDecl{}, s.child("sandbox", nil).fail(e.Sandbox.node, "an HTTP server runs elsewhere: only a stdio server's process (command) runs in the sandbox")
 	}
 	return mcpDecl{
 		command: e.Command.args, env: e.Env.m, url: e.URL.text, headers: e.Headers.m,
 		trust: e.Trust.v, trustSet: e.Trust.set, denyAll: e.DenyAll.v,
 		allow: e.Allow.pats, allowSet: e.Allow.set, ticketTTL: e.TicketTTL.d,
+		sandbox: e.Sandbox.profile(),
 	}, nil
 }
 

@@ -167,3 +167,39 @@ func TestMCPServersProjectRefused(t *testing.T) {
 		})
 	}
 }
+
+// A stdio server's sandbox (opt-in): its mode and network off or host, as
+// its declaring file says; a project file may only tighten it; an HTTP
+// server has none, and a server's sandbox has no proxy.
+func TestMCPServerSandbox(t *testing.T) {
+	const user = "mcp:\n" +
+		"  files:\n    command: [mcp-files]\n    sandbox: { mode: workspace-write, network: host, writable: [/var/cache/files] }\n" +
+		"  plain: {command: [mcp-plain]}\n"
+	srvs, _, _, err := mcpLayers(t, user, "mcp:\n  files: {sandbox: {mode: read-only}}\n  plain: {sandbox: {mode: workspace-write}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srvs[0].Sandbox; got.Mode != config.SandboxReadOnly || got.Net() != config.NetworkOff {
+		t.Errorf("files' sandbox tightened by the project: %+v, want read-only without a network (the project's says none)", got)
+	}
+	if got := srvs[1].Sandbox; got.Mode != config.SandboxWorkspaceWrite {
+		t.Errorf("plain's sandbox added by the project: %+v, want workspace-write", got)
+	}
+	srvs, _, _, err = mcpLayers(t, user, "mcp:\n  files: {sandbox: {mode: off}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srvs[0].Sandbox; got.Mode != config.SandboxWorkspaceWrite || got.Net() != config.NetworkHost || len(got.Writable) != 1 {
+		t.Errorf("files' sandbox after a project's mode off: %+v, want the user's", got)
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"mcp:\n  s:\n    url: https://h/mcp\n    sandbox: {mode: read-only}\n", "f.yaml:4: mcp.s.sandbox: an HTTP server runs elsewhere"},
+		{"mcp:\n  s:\n    command: [a]\n    sandbox: {mode: read-only, network: proxy}\n", "mcp.s.sandbox.network: an MCP server's sandbox has no proxy"},
+		{"mcp:\n  s:\n    command: [a]\n    sandbox: {network: off}\n", "f.yaml:4: mcp.s.sandbox: want a mode"},
+		{"mcp:\n  s:\n    command: [a]\n    sandbox: {mode: read-only, escalate: ask}\n", "f.yaml:4: mcp.s.sandbox.escalate: unknown key"},
+	} {
+		if _, err := config.Parse("f.yaml", []byte(tt.text), gate.SourceUser); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 // A server is declared by one file (Source): the user's file, or the
 // project's when the user's does not declare that name. A project file may
 // narrow a server the user's file declares — deny_all, allow, a shorter
-// ticket_ttl, trust: false — but not replace how it is reached.
+// ticket_ttl, trust: false, a stricter sandbox — but not replace how it is
+// reached.
 type MCPServer struct {
 	Name string `json:"name"`
 	// Command is a stdio server's program and arguments; Env is added to
@@ -40,6 +41,11 @@ type MCPServer struct {
 	// TicketTTL caps the deadline of tickets raised by the server's tools:
 	// the shortest any layer gives; 0 when none does.
 	TicketTTL time.Duration `json:"ticket_ttl,omitempty"`
+	// Sandbox is the sandbox a stdio server's process runs in (mode and
+	// network off or host, writable roots, denied paths): as its declaring
+	// file says, tightened by every file that narrows it. Mode "" or off:
+	// unsandboxed.
+	Sandbox SandboxProfile `json:"sandbox,omitzero"`
 	// Source is the file that declares the server; Narrowed are the later
 	// files that narrow it.
 	Source   string   `json:"source"`
@@ -126,7 +132,7 @@ func declared(f *File, d *mcpDecl, enabled []string) *MCPServer {
 		Name: d.name, Command: slices.Clone(d.command), Env: maps.Clone(d.env),
 		URL: d.url, Headers: maps.Clone(d.headers),
 		Trust: d.trust, DenyAll: d.denyAll, TicketTTL: d.ticketTTL,
-		Source: f.Path, Enabled: true,
+		Source: f.Path, Enabled: true, Sandbox: d.sandbox,
 	}
 	if d.allowSet {
 		srv.Allow = [][]string{slices.Clone(d.allow)}
@@ -154,6 +160,9 @@ func narrow(srv *MCPServer, f *File, d *mcpDecl) {
 	}
 	if d.ticketTTL > 0 && (srv.TicketTTL == 0 || d.ticketTTL < srv.TicketTTL) {
 		srv.TicketTTL = d.ticketTTL
+	}
+	if d.sandbox.Mode != "" {
+		srv.Sandbox = srv.Sandbox.Tighten(d.sandbox)
 	}
 }
 

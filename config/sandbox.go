@@ -34,6 +34,11 @@ type sandboxSection struct {
 	// Paths kept read-only even inside a writable root, besides the
 	// defaults (.git/hooks, .git/config, .stepgate, shell start-up files).
 	ReadOnly pathList `yaml:"read_only"`
+	// off (the default: a call the sandbox refused has the refusal as its
+	// result) or ask: such a call asks, on a ticket saying what was
+	// refused, to run again outside the sandbox. The user's file only: a
+	// project file may say off, never ask.
+	Escalate escalateMode `yaml:"escalate"`
 }
 
 func (sb *sandboxSection) decode(s state, n ast.Node) error {
@@ -46,9 +51,23 @@ func (sb *sandboxSection) decode(s state, n ast.Node) error {
 	return nil
 }
 
+// escalateMode is a sandbox's escalation: off or ask.
+type escalateMode struct{ plain }
+
+func (m *escalateMode) decode(s state, n ast.Node) error {
+	if err := m.oneOf(s, n, EscalateOff, EscalateAsk); err != nil {
+		return err
+	}
+	if m.text == EscalateAsk && s.source == gate.SourceProject {
+		return s.fail(n, "ask is the user's file's only: a project file may turn escalation off, never on")
+	}
+	return nil
+}
+
 // profile is the section as a SandboxProfile.
 func (sb *sandboxSection) profile() SandboxProfile {
-	return SandboxProfile{Mode: sb.Mode.text, Network: sb.Network.text, Allow: sb.Allow.items, Writable: sb.Writable.items, Denied: sb.Denied.items, ReadOnly: sb.ReadOnly.items}
+	return SandboxProfile{Mode: sb.Mode.text, Network: sb.Network.text, Allow: sb.Allow.items, Writable: sb.Writable.items, Denied: sb.Denied.items, ReadOnly: sb.ReadOnly.items,
+		Escalate: sb.Escalate.text}
 }
 
 // sandboxMode is a sandbox's mode: off, workspace-write or read-only.

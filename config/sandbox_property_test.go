@@ -25,6 +25,7 @@ func genProfile() *rapid.Generator[config.SandboxProfile] {
 			Writable: list(t, "writable", []string{"/w1", "/w2", "/w3"}),
 			Denied:   list(t, "denied", []string{"/d1", "/d2", "/home/u/.ssh"}),
 			ReadOnly: list(t, "read_only", []string{"/r1", "/r2"}),
+			Escalate: rapid.SampledFrom([]string{"", config.EscalateOff, config.EscalateAsk}).Draw(t, "escalate"),
 		}
 	})
 }

@@ -110,5 +110,50 @@ func equalProfile(a, b config.SandboxProfile) bool {
 		return s
 	}
 	return a.Mode == b.Mode && a.Net() == b.Net() && slices.Equal(norm(a.Allow), norm(b.Allow)) &&
-		slices.Equal(norm(a.Writable), norm(b.Writable)) && slices.Equal(norm(a.Denied), norm(b.Denied)) && slices.Equal(norm(a.ReadOnly), norm(b.ReadOnly))
+		slices.Equal(norm(a.Writable), norm(b.Writable)) && slices.Equal(norm(a.Denied), norm(b.Denied)) && slices.Equal(norm(a.ReadOnly), norm(b.ReadOnly)) &&
+		a.Escalate == b.Escalate
+}
+
+// Escalation (a call the sandbox refused asks to run outside it) is the
+// user's file's to turn on, for every agent or one; a project file may
+// turn it off, trusted or not, and one that says ask is refused at its
+// line whether the user's file trusts it or not.
+func TestEscalationIsTheUsersFileOnly(t *testing.T) {
+	const user = "sandbox: { mode: workspace-write, escalate: ask }\nagents:\n  build:\n    permission: { \"*\": allow }\n  review:\n    permission: { \"*\": allow }\n    sandbox: { escalate: off }\n"
+	s := newTrustSetup(t, user, "")
+	build, err := s.l.Effective("build", s.loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	review, err := s.l.Effective("review", s.loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !build.Sandbox.Escalates() || review.Sandbox.Escalates() {
+		t.Errorf("build escalates %v (%+v), review %v (%+v): want build only", build.Sandbox.Escalates(), build.Sandbox, review.Sandbox.Escalates(), review.Sandbox)
+	}
+	for _, trusted := range []bool{false, true} {
+		text := user
+		if trusted {
+			text += "trusted_projects: [" + s.loc + "]\n"
+		}
+		s.write(t, s.user, text)
+		s.write(t, config.ProjectFile(s.loc), "sandbox: { escalate: off }\n")
+		e, err := s.l.Effective("build", s.loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Sandbox.Escalates() {
+			t.Errorf("trusted %v: the project's escalate: off left %+v escalating", trusted, e.Sandbox)
+		}
+		s.write(t, s.user, strings.Replace(text, "escalate: ask", "escalate: off", 1))
+		s.write(t, config.ProjectFile(s.loc), "agents:\n  build:\n    sandbox:\n      escalate: ask\n")
+		e, err = s.l.Effective("build", s.loc)
+		if err == nil || !strings.Contains(err.Error(), ":4: agents.build.sandbox.escalate: ask is the user's file's only") {
+			t.Errorf("trusted %v: a project's escalate: ask gave %v (escalates %v), want the error at its line", trusted, err, e.Sandbox.Escalates())
+		}
+	}
+	if _, err := config.Parse("user.yaml", []byte("sandbox: { escalate: maybe }\n"), "user"); err == nil || !strings.Contains(err.Error(), `"maybe": want off or ask`) {
+		t.Errorf("escalate: maybe: %v, want off or ask", err)
+	}
 }

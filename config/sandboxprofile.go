@@ -21,6 +21,13 @@ const (
 	NetworkOff   = "off"
 )
 
+// The sandbox's escalation: a call the sandbox refused finishes with the
+// refusal (off, the default), or asks to run again outside the sandbox.
+const (
+	EscalateOff = "off"
+	EscalateAsk = "ask"
+)
+
 // SandboxProfile is what a configuration says of the sandbox: a mode, a
 // network, the proxy's allow-list, extra writable roots and paths denied
 // or kept read-only. Plain data: the engine turns it into the sandbox's
@@ -33,7 +40,14 @@ type SandboxProfile struct {
 	Writable []string `json:"writable,omitempty"`
 	Denied   []string `json:"denied,omitempty"`
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Escalate is EscalateAsk when a call the sandbox refused asks to run
+	// again outside it; "" (not set) and EscalateOff: it does not.
+	Escalate string `json:"escalate,omitempty"`
 }
+
+// Escalates reports whether a call the sandbox refused asks to run again
+// outside it.
+func (p SandboxProfile) Escalates() bool { return p.Sandboxed() && p.Escalate == EscalateAsk }
 
 // modeRank and networkRank order the modes from the loosest.
 func modeRank(m string) int {
@@ -88,6 +102,9 @@ func (p SandboxProfile) Over(q SandboxProfile) SandboxProfile {
 	if q.Writable != nil {
 		out.Writable = slices.Clone(q.Writable)
 	}
+	if q.Escalate != "" {
+		out.Escalate = q.Escalate
+	}
 	out.Denied = union(p.Denied, q.Denied)
 	out.ReadOnly = union(p.ReadOnly, q.ReadOnly)
 	return out
@@ -95,7 +112,8 @@ func (p SandboxProfile) Over(q SandboxProfile) SandboxProfile {
 
 // Tighten is p made at least as strict as q: the stricter mode and
 // network, only the hosts both let a command reach and only the roots
-// both let it write, every path either denies or keeps read-only. A
+// both let it write, every path either denies or keeps read-only, and
+// escalation off when q turns it off. A
 // project's file that only narrows, and the host's --sandbox floor, are
 // applied with it; what it returns is never looser than p or than q
 // (TestTightenNeverLoosens).
@@ -103,6 +121,10 @@ func (p SandboxProfile) Tighten(q SandboxProfile) SandboxProfile {
 	out := SandboxProfile{Mode: p.Mode, Denied: union(p.Denied, q.Denied), ReadOnly: union(p.ReadOnly, q.ReadOnly)}
 	if modeRank(q.Mode) > modeRank(p.Mode) {
 		out.Mode = q.Mode
+	}
+	out.Escalate = p.Escalate
+	if q.Escalate == EscalateOff {
+		out.Escalate = EscalateOff
 	}
 	if !out.Sandboxed() {
 		return out
@@ -122,9 +144,13 @@ func (p SandboxProfile) Tighten(q SandboxProfile) SandboxProfile {
 
 // AtLeastAsStrict reports whether p allows nothing q does not: a mode and
 // a network as strict, no host and no writable root q does not allow, and
-// every path q denies or keeps read-only.
+// every path q denies or keeps read-only, and escalation off when q
+// turns it off.
 func (p SandboxProfile) AtLeastAsStrict(q SandboxProfile) bool {
 	if modeRank(p.Mode) < modeRank(q.Mode) || networkRank(p.Net()) < networkRank(q.Net()) {
+		return false
+	}
+	if q.Escalate == EscalateOff && p.Escalate != EscalateOff {
 		return false
 	}
 	if p.Net() == NetworkProxy && !p.reach().within(q.reach()) {

@@ -13,6 +13,9 @@ type SandboxProfile struct {
 	Writable []string `json:"writable,omitempty"`
 	Denied   []string `json:"denied,omitempty"`
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Escalate is "ask" when a call the sandbox refused asks to run again
+	// outside it (see [Escalation]); absent: the refusal is the result.
+	Escalate string `json:"escalate,omitempty"`
 }
 
 // SandboxRecord is what the sandbox enforced on one call's command, and
@@ -35,6 +38,45 @@ type SandboxRecord struct {
 	// that a command that connects without end cannot grow its commit
 	// past what one message holds.
 	Dropped int `json:"connections_dropped,omitempty"`
+	// Refused is what the sandbox refused the call, when it refused
+	// something (see [SandboxRefusal]).
+	Refused *SandboxRefusal `json:"refused,omitempty"`
+	// Escalated is the escalation ticket whose approval ran the call
+	// outside the sandbox (Mode "off"); absent otherwise.
+	Escalated string `json:"escalated,omitempty"`
+}
+
+// The kinds of a sandbox's refusal.
+const (
+	RefusedWrite      = "write"      // a write outside the writable roots, or to a read-only or denied path
+	RefusedRead       = "read"       // a read of a denied path
+	RefusedFilesystem = "filesystem" // a command's output says a file operation was not permitted (a heuristic)
+	RefusedNetwork    = "network"    // a connection the proxy refused, or the network off
+)
+
+// SandboxRefusal is what the sandbox refused a call: a kind, one line
+// saying what, and whether it was read from a command's output (a
+// heuristic: the command failed and printed an EACCES, EPERM or EROFS
+// message) rather than known exactly (a file tool's own refusal, the
+// proxy's record of a connection).
+type SandboxRefusal struct {
+	Kind      string `json:"kind"`
+	Detail    string `json:"detail"`
+	Heuristic bool   `json:"heuristic,omitempty"`
+}
+
+// Escalation is what an escalation ticket (kind [TicketEscalation]) says:
+// the call ran in the sandbox, the sandbox refused something, and a rule
+// asks whether to run it again outside the sandbox.
+type Escalation struct {
+	// Reason says what the sandbox refused and that approving runs the
+	// call again outside it.
+	Reason  string         `json:"reason"`
+	Refused SandboxRefusal `json:"refused"`
+	// Attempt is the sandboxed attempt's result, as the model would have
+	// read it (its text bounded): on a rejection it is the model's result,
+	// with the rejection's message.
+	Attempt ToolResultRecorded `json:"attempt"`
 }
 
 // NetConnection is one connection a sandboxed command asked the proxy for.
@@ -70,6 +112,9 @@ func (p SandboxProfile) String() string {
 		if len(l.items) > 0 {
 			s += ", " + l.name + " " + strings.Join(l.items, " ")
 		}
+	}
+	if p.Escalate != "" {
+		s += ", escalate " + p.Escalate
 	}
 	return s
 }

@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// Ticket kinds: a call waits for a human's permission, or for answers.
+// Ticket kinds: a call waits for a human's permission, for answers, or
+// for leave to run again outside the sandbox that refused it.
 const (
 	TicketPermission = "permission"
 	TicketInput      = "input"
+	TicketEscalation = "escalation"
 )
 
 // TicketIssued suspends one call until a human replies. It is committed in
@@ -30,6 +32,9 @@ type TicketIssued struct {
 	// Trace is the W3C traceparent of the call's span when the engine
 	// traces: the host that resolves the ticket continues that trace.
 	Trace string `json:"trace,omitempty"`
+	// Escalation is an escalation ticket's reason and the sandboxed
+	// attempt's result; absent for other kinds.
+	Escalation *Escalation `json:"escalation,omitempty"`
 }
 
 // StepAwaiting says the step has calls waiting on tickets: its results are

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 
 	"github.com/stepgate/stepgate/executor/sandbox"
@@ -11,7 +10,8 @@ import (
 // ErrSandboxDenied: the call's sandbox policy refuses what a file tool was
 // about to read or write (a denied path, a read-only path, a write outside
 // the writable roots). Its text is the code; the message that follows it
-// names the path and the policy's entry that refused it.
+// names the path and the policy's entry that refused it (see
+// [DeniedError], which matches it).
 var ErrSandboxDenied = errors.New("sandbox_denied")
 
 // One policy for every effect: the engine's own file tools obey the paths
@@ -48,7 +48,7 @@ func (c Call) checkRead(real string) error {
 		return nil
 	}
 	if e := deniedBy(pol.Denied, pol.Location, real); e != "" {
-		return fmt.Errorf("%w: the sandbox denies reading %s (denied path %s)", ErrSandboxDenied, real, e)
+		return &DeniedError{Path: real, Why: "denied path " + e}
 	}
 	return nil
 }
@@ -62,20 +62,20 @@ func (c Call) checkWrite(real string) error {
 		return nil
 	}
 	if e := deniedBy(pol.Denied, pol.Location, real); e != "" {
-		return fmt.Errorf("%w: the sandbox denies writing %s (denied path %s)", ErrSandboxDenied, real, e)
+		return &DeniedError{Write: true, Path: real, Why: "denied path " + e}
 	}
 	if e := deniedBy(pol.ReadOnly, pol.Location, real); e != "" {
-		return fmt.Errorf("%w: the sandbox denies writing %s (read-only path %s)", ErrSandboxDenied, real, e)
+		return &DeniedError{Write: true, Path: real, Why: "read-only path " + e}
 	}
 	switch pol.Mode {
 	case sandbox.WorkspaceWrite:
 		roots := append([]string{pol.Location}, pol.Writable...)
 		if deniedBy(roots, pol.Location, real) == "" {
-			return fmt.Errorf("%w: the sandbox denies writing %s (outside the location and the writable roots)", ErrSandboxDenied, real)
+			return &DeniedError{Write: true, Path: real, Why: "outside the location and the writable roots"}
 		}
 		return nil
 	default: // read-only, or a mode this engine does not know: fail closed
-		return fmt.Errorf("%w: the sandbox denies writing %s (profile %s)", ErrSandboxDenied, real, pol.Mode)
+		return &DeniedError{Write: true, Path: real, Why: "profile " + string(pol.Mode)}
 	}
 }
 

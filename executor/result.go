@@ -39,6 +39,13 @@ type Result struct {
 	// (see [Call.Contained]); nil when it ran none sandboxed. The engine
 	// records it with the result.
 	Sandbox *sandbox.Enforced `json:"-"`
+	// Refused is what the call's sandbox refused it, when it refused
+	// something (see [Refusal]): a file tool's own refusal, or read from the
+	// output of a sandboxed command that failed. Nil otherwise.
+	Refused *Refusal `json:"-"`
+	// Failed reports that the call's output says it failed (see
+	// [Failer]); an error result (IsError) failed too.
+	Failed bool `json:"-"`
 }
 
 // StateChange sets one key of the run's state to a JSON value.

@@ -47,6 +47,9 @@ func (p *preparedCall[In, Out]) settle(ctx context.Context) Result {
 		res.Acted = p.acted
 	}
 	res.Sandbox = p.contained
+	if res.Refused == nil && (res.Failed || res.IsError) && p.contained != nil {
+		res.Refused = outputRefusal(res.Text(), *p.contained)
+	}
 	return res
 }
 
@@ -115,12 +118,17 @@ func (h *handler[In, Out]) settle(ctx context.Context, c Call, in In) (res Resul
 	}
 	out, err := h.fn(ctx, c, in)
 	if err != nil {
+		res = ErrorResult(EmptyError)
 		if msg := err.Error(); msg != "" {
-			return ErrorResult(msg)
+			res = ErrorResult(msg)
 		}
-		return ErrorResult(EmptyError)
+		res.Refused = deniedRefusal(err)
+		return res
 	}
 	res = h.render(out)
+	if f, ok := any(out).(Failer); ok {
+		res.Failed = f.Failed()
+	}
 	if s, ok := any(out).(StateSetter); ok && !res.IsError {
 		res.State = s.StateChanges()
 	}

@@ -127,6 +127,16 @@ func printMCPServers(w io.Writer, srvs []config.MCPServer) {
 		} else {
 			fmt.Fprintf(w, "    command %q\n", s.Command)
 		}
+		if sb := s.Sandbox; sb.Sandboxed() {
+			fmt.Fprintf(w, "    sandbox %s  network %s", sb.Mode, sb.Net())
+			if len(sb.Writable) > 0 {
+				fmt.Fprintf(w, "  writable %q", sb.Writable)
+			}
+			if len(sb.Denied) > 0 {
+				fmt.Fprintf(w, "  denied %q", sb.Denied)
+			}
+			fmt.Fprintln(w)
+		}
 		for _, kv := range []struct {
 			what string
 			m    map[string]string
@@ -173,6 +183,9 @@ func printSandbox(w io.Writer, p config.SandboxProfile, h sandbox.Host) {
 		fmt.Fprintf(w, "  sandbox %s, network %s", p.Mode, p.Net())
 		if len(p.Allow) > 0 {
 			fmt.Fprintf(w, " (%s)", strings.Join(p.Allow, ", "))
+		}
+		if p.Escalates() {
+			fmt.Fprint(w, ", escalate ask (a call the sandbox refused asks to run outside it)")
 		}
 		fmt.Fprintln(w)
 	} else {

@@ -237,6 +237,12 @@ func sandboxFact(sb *events.SandboxRecord) string {
 	if len(sb.Namespaces) > 0 {
 		s += ", namespaces " + strings.Join(sb.Namespaces, " ")
 	}
+	if sb.Refused != nil {
+		s += ", refused " + sb.Refused.Kind
+	}
+	if sb.Escalated != "" {
+		s += ", escalated by " + sb.Escalated
+	}
 	return s
 }
 

@@ -47,6 +47,10 @@ type BashOutput struct {
 	Sandbox *sandbox.Enforced `json:"sandbox,omitempty"`
 }
 
+// Failed reports a command that did not succeed: a non-zero exit status,
+// or a timeout (see executor.Failer).
+func (o BashOutput) Failed() bool { return o.ExitCode != 0 || o.TimedOut }
+
 // ModelText renders the output, the notices and the exit code.
 func (o BashOutput) ModelText() string {
 	var b strings.Builder

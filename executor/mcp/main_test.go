@@ -14,12 +14,14 @@ import (
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/mcp"
 	"github.com/stepgate/stepgate/executor/mcp/mcptest"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"go.uber.org/goleak"
 )
 
 var testServer mcptest.Binary
 
 func TestMain(m *testing.M) {
+	sandbox.MaybeRun() // the sandboxed server's helper is this binary
 	dir, err := os.MkdirTemp("", "mcptest-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

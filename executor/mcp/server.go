@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // Server is one MCP server as resolved for a connection: secrets already
@@ -51,6 +53,13 @@ type Server struct {
 	// listings, errors and stderr. A value configured as is, not by
 	// reference, is configuration, not a secret.
 	Secrets []string
+	// Sandbox, when set and not Mode Off, is the sandbox a stdio server's
+	// process runs in (see the executor/sandbox package): it is started
+	// through the sandbox's helper, and not at all when the host cannot
+	// enforce it (the connection fails with sandbox_unavailable). Env
+	// reaches it as it is; of the host's environment only PATH and HOME
+	// (see sandbox.WithEnv).
+	Sandbox *sandbox.Policy
 }
 
 var serverName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
@@ -67,6 +76,8 @@ func (s Server) Validate() error {
 		return fmt.Errorf("%w: %s has neither a command nor a url", ErrInvalidServer, s.Name)
 	case len(s.Command) > 0 && s.Command[0] == "":
 		return fmt.Errorf("%w: %s has an empty command", ErrInvalidServer, s.Name)
+	case s.Sandbox != nil && s.URL != "":
+		return fmt.Errorf("%w: %s is an HTTP server: only a stdio server's process runs in a sandbox", ErrInvalidServer, s.Name)
 	}
 	return nil
 }
@@ -88,6 +99,9 @@ func (s Server) String() string {
 	}
 	if s.Trust {
 		b.WriteString(" trusted")
+	}
+	if s.Sandbox != nil {
+		fmt.Fprintf(&b, " sandbox=%s", s.Sandbox.Mode)
 	}
 	return b.String()
 }

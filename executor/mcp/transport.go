@@ -12,11 +12,15 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stepgate/stepgate/executor/sandbox"
 )
 
 // transport returns the SDK transport for s; a stdio server's stderr is
 // logged through red.
 func transport(s Server, log *slog.Logger, red *Redactor) sdk.Transport {
+	if len(s.Command) > 0 && s.Sandbox != nil && s.Sandbox.Mode != sandbox.Off && s.Sandbox.Mode != "" {
+		return &sandboxTransport{s: s, log: log, red: red}
+	}
 	if len(s.Command) > 0 {
 		cmd := exec.Command(s.Command[0], s.Command[1:]...)
 		cmd.Env = environ(s.Env)
@@ -36,7 +40,13 @@ func transport(s Server, log *slog.Logger, red *Redactor) sdk.Transport {
 // cache in the user's home). Nothing else of the host's environment — its
 // tokens and keys — reaches the server's process.
 func environ(env map[string]string) []string {
-	out := make([]string, 0, len(env)+2)
+	return append(hostPathHome(env), configured(env)...)
+}
+
+// hostPathHome is PATH and HOME from the host's environment, those env
+// does not set.
+func hostPathHome(env map[string]string) []string {
+	var out []string
 	for _, k := range []string{"PATH", "HOME"} {
 		if _, set := env[k]; !set {
 			if v, ok := os.LookupEnv(k); ok {
@@ -44,6 +54,12 @@ func environ(env map[string]string) []string {
 			}
 		}
 	}
+	return out
+}
+
+// configured is env as NAME=value, sorted by name.
+func configured(env map[string]string) []string {
+	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}

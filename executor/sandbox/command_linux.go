@@ -17,8 +17,15 @@ import (
 type Option func(*options)
 
 type options struct {
-	helper string // the binary run as the helper
+	helper string   // the binary run as the helper
+	env    []string // variables the command gets as they are (see WithEnv)
 }
+
+// WithEnv gives the command these variables ("NAME=value") as they are,
+// after the environment given to Command is scrubbed to its allow-list:
+// what the caller configured for the command on purpose (an MCP server's
+// env), not what it inherited.
+func WithEnv(vars []string) Option { return func(o *options) { o.env = vars } }
 
 // WithHelper runs the helper from the binary at path (one whose main calls
 // MaybeRun first, such as cmd/stepgate-sandbox) instead of the default
@@ -108,13 +115,13 @@ func Command(p Policy, argv []string, dir string, environ []string, opts ...Opti
 		dir = r
 	}
 	h := Probe()
-	if envValue(environ, EnvTestNoLandlock) == "1" {
+	if envValue(environ, EnvTestNoLandlock) == "1" || envValue(o.env, EnvTestNoLandlock) == "1" {
 		h.LandlockABI = 0
 	}
 	if m := h.missing(p); len(m) > 0 {
 		return nil, unavailable(m)
 	}
-	s := spec{Policy: p, Argv: argv, Dir: dir, Env: scrubEnv(environ), Fault: envValue(environ, EnvTestFault),
+	s := spec{Policy: p, Argv: argv, Dir: dir, Env: append(scrubEnv(environ), o.env...), Fault: envValue(environ, EnvTestFault),
 		LandlockABI: h.LandlockABI}
 	b, err := json.Marshal(s)
 	if err != nil {

@@ -25,6 +25,10 @@ type options struct{ helper string }
 // WithHelper names the helper binary (unused off Linux).
 func WithHelper(path string) Option { return func(o *options) { o.helper = path } }
 
+// WithEnv adds variables to the command's environment (unused off Linux,
+// where nothing is sandboxed).
+func WithEnv(vars []string) Option { return func(*options) {} }
+
 // Cmd is a command; off Linux only Off runs.
 type Cmd struct {
 	*exec.Cmd

@@ -46,6 +46,7 @@ type Flags struct {
 	Auth      string // Authorization header value the HTTP server requires
 	ToolsFile string // file naming the tool set (v1, v2, invalid), watched
 	Leak      string // environment variable whose secret the server leaks (see the server's leak.go)
+	Writer    bool   // the server has the tool write_file (path, text), which writes a file
 }
 
 func (f Flags) args() []string {
@@ -61,6 +62,9 @@ func (f Flags) args() []string {
 	}
 	if f.Leak != "" {
 		out = append(out, "--leak", f.Leak)
+	}
+	if f.Writer {
+		out = append(out, "--writer")
 	}
 	return out
 }

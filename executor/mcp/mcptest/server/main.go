@@ -45,11 +45,12 @@ func main() {
 	auth := flag.String("auth", os.Getenv("MCPTEST_AUTH"), "require this Authorization header value (HTTP)")
 	toolsFile := flag.String("tools-file", os.Getenv("MCPTEST_TOOLS_FILE"), "a file naming the tool set (v1, v2, invalid); watched")
 	leak := flag.String("leak", "", "leak the secret in this environment variable: on stderr and through the tools leak and leak_error")
+	writer := flag.Bool("writer", false, "add the tool write_file, which writes a file where it is told")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	ts := &testServer{calls: *calls}
+	ts := &testServer{calls: *calls, writer: *writer}
 	if *leak != "" {
 		ts.leak = os.Getenv(*leak)
 		if len(ts.leak) < 2 {

@@ -19,7 +19,9 @@ import (
 type testServer struct {
 	calls string
 	leak  string
-	mu    sync.Mutex
+	// writer adds write_file (a server that writes files, to sandbox).
+	writer bool
+	mu     sync.Mutex
 }
 
 // record appends "<tool> <arguments>" to the calls file.
@@ -134,6 +136,15 @@ func (ts *testServer) tools(set string) []tool {
 	}
 	if ts.leak != "" {
 		v1 = append(v1, leakTools(ts.leak)...)
+	}
+	if ts.writer {
+		v1 = append(v1, tool{&mcp.Tool{Name: "write_file", Description: "Writes text to path.", InputSchema: obj(`"path":{"type":"string"},"text":{"type":"string"}`, "path", "text")},
+			func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+				if err := os.WriteFile(fmt.Sprint(a["path"]), []byte(fmt.Sprint(a["text"])), 0o600); err != nil {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+				}
+				return textResult("wrote " + fmt.Sprint(a["path"])), nil
+			}})
 	}
 	switch set {
 	case "v2":
