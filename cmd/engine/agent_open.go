@@ -28,7 +28,7 @@ func (a *agentFlags) open(ctx context.Context, cf *connFlags, log *slog.Logger) 
 		}
 		return &agentBackend{api: b.api, close: b.close, hint: cf.hint()}, nil
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, listen: a.listen, log: log, testTools: cf.testTools, tracer: cf.tracer})
+	e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, listen: a.listen, log: log, testTools: cf.testTools, sandbox: cf.sandbox, tracer: cf.tracer})
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", cf.data, err)
 	}
