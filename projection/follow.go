@@ -106,7 +106,20 @@ func (p *Projector) follow(ctx context.Context, src Source) error {
 	}
 	failures := 0
 	for {
-		err := src.Follow(ctx, p.Seq()+1, p.applyTail)
+		p.mu.Lock()
+		p.tail = tailCount{}
+		from := p.seq + 1
+		p.mu.Unlock()
+		p.tailOn.Store(true)
+		err := src.Follow(ctx, from, p.applyTail)
+		p.tailOn.Store(false)
+		if errors.Is(err, errTailPaused) {
+			err = p.pause(ctx, src)
+			if err == nil {
+				failures = 0
+				continue
+			}
+		}
 		var ae errApply
 		switch {
 		case errors.As(err, &ae):
@@ -131,27 +144,32 @@ func (p *Projector) follow(ctx context.Context, src Source) error {
 // message in stream order, so a sequence past the next one means the
 // messages between are no longer in the stream; one folded already (by
 // Sync's direct gets, or by ApplyOwn) is stepped past without decoding.
+// When nearly every delivery brought nothing new, it returns errTailPaused
+// (see pause.go).
 func (p *Projector) applyTail(seq uint64, subject string, data []byte) error {
 	p.mu.Lock()
-	if seq <= p.seq {
+	if seq > p.seq && !p.own[seq] {
+		for p.seq+1 < seq {
+			p.advanceLocked(p.seq+1, false)
+		}
+		p.tail.brought()
 		p.mu.Unlock()
-		return nil
-	}
-	for p.seq+1 < seq {
-		p.advanceLocked(p.seq+1, false)
-	}
-	if p.own[seq] {
-		p.advanceLocked(seq, false)
-		pending := p.pending
-		p.mu.Unlock()
-		if err := p.checkpointDue(pending); err != nil {
+		if err := p.applyStream(seq, subject, data); err != nil {
 			return errApply{err}
 		}
 		return nil
 	}
+	for p.seq < seq {
+		p.advanceLocked(p.seq+1, false) // seq itself, folded ahead; those before it are gone
+	}
+	pause := p.tail.skipped()
+	pending := p.pending
 	p.mu.Unlock()
-	if err := p.applyStream(seq, subject, data); err != nil {
+	if err := p.checkpointDue(pending); err != nil {
 		return errApply{err}
+	}
+	if pause {
+		return errTailPaused
 	}
 	return nil
 }
@@ -184,6 +202,7 @@ func (p *Projector) fetchUpTo(ctx context.Context, src Source, last uint64) erro
 			return nil
 		}
 		if gap > directGetMax && !stalled {
+			p.resumeTail()
 			if stall == nil {
 				stall = time.NewTimer(tailStall)
 			}
@@ -305,11 +324,16 @@ func (p *Projector) checkpointDue(pending int) error {
 	case pending >= 2*p.opts.FlushEvery || p.flushBad.Load():
 		return p.Flush()
 	}
+	p.askFlush()
+	return nil
+}
+
+// askFlush asks Follow's flusher for a checkpoint now.
+func (p *Projector) askFlush() {
 	select {
 	case p.flushNow <- struct{}{}:
 	default: // asked already
 	}
-	return nil
 }
 
 // advanceIfApplied advances the projector past seq without decoding it when
