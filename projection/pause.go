@@ -143,18 +143,8 @@ func (p *Projector) fillGaps(ctx context.Context, src Source) (long bool, err er
 		case gap > directGetMax:
 			return true, nil
 		}
-		for seq := from; seq < from+gap; seq++ {
-			subject, data, found, err := src.Get(ctx, seq)
-			if err != nil {
-				return false, err
-			}
-			if !found {
-				p.advance(seq)
-				continue
-			}
-			if err := p.applyStream(seq, subject, data); err != nil {
-				return false, errApply{err}
-			}
+		if err := p.fetchGap(ctx, src, from, gap); err != nil {
+			return false, err
 		}
 	}
 }
