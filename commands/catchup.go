@@ -55,7 +55,7 @@ func raced[T any](ctx context.Context, e *base, run string, fn func() (*T, error
 
 // known makes sure a run another host started a moment ago is visible
 // here: when the projection does not have the run, it catches up with the
-// stream first (the follower would within its poll interval).
+// stream first (the tail would bring it soon, but not yet).
 func (b *base) known(ctx context.Context, run string) {
 	if _, cached := b.configs.Load(run); cached || !events.ValidID(run) {
 		return // a run this host has decided for is known

@@ -76,7 +76,8 @@ func (p *Projector) ApplyOwn(seq uint64, c *events.Commit) error {
 		return fmt.Errorf("apply own commit at %d: no commit: %w", seq, events.ErrMalformed)
 	}
 	subject := ownSubject(c)
-	return p.applyAt(seq, subject, c, checkEnvelope(subject, c))
+	p.ownN.Add(1)
+	return p.applyAt(seq, subject, c, checkEnvelope(subject, c), true)
 }
 
 // ApplyFrom folds a message read from the stream out of stream order: a
@@ -86,25 +87,48 @@ func (p *Projector) ApplyOwn(seq uint64, c *events.Commit) error {
 // the run's last sequence moves past it, so the next commit can be made.
 func (p *Projector) ApplyFrom(seq uint64, subject string, data []byte) error {
 	c, reason := admit(subject, data)
-	err := p.applyAt(seq, subject, c, reason)
+	err := p.applyAt(seq, subject, c, reason, false)
 	if errors.Is(err, ErrQuarantined) {
 		return nil
 	}
 	return err
 }
 
-// applyAt folds the message at seq ahead of the follower.
-func (p *Projector) applyAt(seq uint64, subject string, c *events.Commit, reason error) error {
+// applyAt folds the message at seq ahead of the follower; own says this
+// host committed it. A commit right after the projector's sequence moves
+// the projector on (and past the commits folded ahead of it that follow),
+// so a host that commits alone needs nothing from the stream to stay whole;
+// the checkpoint it makes due is Follow's to write (a commit already made
+// does not fail on it).
+func (p *Projector) applyAt(seq uint64, subject string, c *events.Commit, reason error, own bool) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if seq <= p.seq {
+		if own {
+			p.tail.late() // the tail delivered it first: a delivery this host did not need
+		}
+		p.mu.Unlock()
 		return nil
 	}
 	quarantined, err := p.applyLocked(seq, subject, c, reason)
 	if err != nil {
+		p.mu.Unlock()
 		return err
 	}
-	p.own[seq] = true
-	p.notifyLocked()
+	if seq != p.seq+1 {
+		p.own[seq] = true
+		p.ownMax = max(p.ownMax, seq)
+		p.notifyLocked()
+		p.mu.Unlock()
+		return quarantined
+	}
+	p.advanceLocked(seq, false)
+	for p.own[p.seq+1] {
+		p.advanceLocked(p.seq+1, false)
+	}
+	pending := p.pending
+	p.mu.Unlock()
+	if pending >= p.opts.FlushEvery {
+		p.askFlush() // the follower writes it, or stops on its failure
+	}
 	return quarantined
 }

@@ -57,7 +57,10 @@ func (e errApply) Unwrap() error { return e.err }
 // costs the servers one consumer and, while nothing is committed, a pull
 // request now and then; nothing is polled. The tail delivers this host's
 // own commits too: they were folded when they were committed (ApplyOwn), so
-// the projector steps past them without decoding them. A caller that must
+// the projector steps past them without decoding them, and while nearly all
+// it delivers is such, the tail is set aside and its consumer deleted (see
+// pause.go): the projector then follows the host's own commits and fetches
+// the other hosts' between them by direct gets. A caller that must
 // see the stream as it is now (Sync, SyncTo) fetches a short gap itself by
 // direct gets. Errors reading the stream (a server restarting) are
 // retried; they never stop the projector.
@@ -106,7 +109,20 @@ func (p *Projector) follow(ctx context.Context, src Source) error {
 	}
 	failures := 0
 	for {
-		err := src.Follow(ctx, p.Seq()+1, p.applyTail)
+		p.mu.Lock()
+		p.tail = tailCount{}
+		from := p.seq + 1
+		p.mu.Unlock()
+		p.tailOn.Store(true)
+		err := src.Follow(ctx, from, p.applyTail)
+		p.tailOn.Store(false)
+		if errors.Is(err, errTailPaused) {
+			err = p.pause(ctx, src)
+			if err == nil {
+				failures = 0
+				continue
+			}
+		}
 		var ae errApply
 		switch {
 		case errors.As(err, &ae):
@@ -131,125 +147,34 @@ func (p *Projector) follow(ctx context.Context, src Source) error {
 // message in stream order, so a sequence past the next one means the
 // messages between are no longer in the stream; one folded already (by
 // Sync's direct gets, or by ApplyOwn) is stepped past without decoding.
+// When nearly every delivery brought nothing new, it returns errTailPaused
+// (see pause.go).
 func (p *Projector) applyTail(seq uint64, subject string, data []byte) error {
 	p.mu.Lock()
-	if seq <= p.seq {
+	if seq > p.seq && !p.own[seq] {
+		for p.seq+1 < seq {
+			p.advanceLocked(p.seq+1, false)
+		}
+		p.tail.brought()
 		p.mu.Unlock()
-		return nil
-	}
-	for p.seq+1 < seq {
-		p.advanceLocked(p.seq+1, false)
-	}
-	if p.own[seq] {
-		p.advanceLocked(seq, false)
-		pending := p.pending
-		p.mu.Unlock()
-		if err := p.checkpointDue(pending); err != nil {
+		if err := p.applyStream(seq, subject, data); err != nil {
 			return errApply{err}
 		}
 		return nil
 	}
+	for p.seq < seq {
+		p.advanceLocked(p.seq+1, false) // seq itself, folded ahead; those before it are gone
+	}
+	pause := p.tail.skipped()
+	pending := p.pending
 	p.mu.Unlock()
-	if err := p.applyStream(seq, subject, data); err != nil {
+	if err := p.checkpointDue(pending); err != nil {
 		return errApply{err}
 	}
+	if pause {
+		return errTailPaused
+	}
 	return nil
-}
-
-// fetchUpTo folds what the stream holds up to last that no one has folded
-// here. A short gap it fetches itself by direct gets (always, without a
-// tail); a long one it leaves to the tail, waiting while the tail brings
-// it, and fetches by direct gets only when the tail brings nothing for
-// tailStall (the messages at the end of the gap were deleted, so the tail
-// has nothing to deliver, or the tail is being set up again). One caller
-// fetches at a time.
-func (p *Projector) fetchUpTo(ctx context.Context, src Source, last uint64) error {
-	select {
-	case p.fetching <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-p.fetching }()
-	var stall *time.Timer
-	defer func() {
-		if stall != nil {
-			stall.Stop()
-		}
-	}()
-	stalled := p.opts.NoTail
-	for {
-		changed := p.Changed()
-		from, gap := p.nextGap(last)
-		if gap == 0 {
-			return nil
-		}
-		if gap > directGetMax && !stalled {
-			if stall == nil {
-				stall = time.NewTimer(tailStall)
-			}
-			select {
-			case <-changed:
-				if !stall.Stop() {
-					<-stall.C
-				}
-				stall.Reset(tailStall)
-			case <-stall.C:
-				stalled = true
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			continue
-		}
-		for seq := from; seq < from+gap; seq++ {
-			subject, data, found, err := src.Get(ctx, seq)
-			if err != nil {
-				return err
-			}
-			if !found {
-				p.advance(seq)
-				continue
-			}
-			if err := p.applyStream(seq, subject, data); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// nextGap skips past commits this host folded itself and returns the next
-// run of sequences (at most up to last) that only the stream can supply.
-func (p *Projector) nextGap(last uint64) (from, n uint64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for p.own[p.seq+1] && p.seq < last {
-		p.advanceLocked(p.seq+1, false)
-	}
-	from = p.seq + 1
-	for s := from; s <= last && !p.own[s]; s++ {
-		n++
-	}
-	return from, n
-}
-
-// advance records seq as applied with nothing to fold (no message there).
-func (p *Projector) advance(seq uint64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if seq == p.seq+1 {
-		p.advanceLocked(seq, false)
-	}
-}
-
-// Sync makes the projector catch up with the stream as it is now and waits
-// until it has: after Sync, every commit made before it is visible. It asks
-// the stream for its last sequence (one request), fetches a short gap
-// itself and waits for the tail to deliver a long one.
-func (p *Projector) Sync(ctx context.Context, src Source) error {
-	last, err := src.LastSeq(ctx)
-	if err != nil {
-		return fmt.Errorf("sync projection: %w", err)
-	}
-	return p.SyncWith(ctx, src, last)
 }
 
 func (p *Projector) fail(err error) {
@@ -305,11 +230,16 @@ func (p *Projector) checkpointDue(pending int) error {
 	case pending >= 2*p.opts.FlushEvery || p.flushBad.Load():
 		return p.Flush()
 	}
+	p.askFlush()
+	return nil
+}
+
+// askFlush asks Follow's flusher for a checkpoint now.
+func (p *Projector) askFlush() {
 	select {
 	case p.flushNow <- struct{}{}:
 	default: // asked already
 	}
-	return nil
 }
 
 // advanceIfApplied advances the projector past seq without decoding it when

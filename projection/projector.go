@@ -44,6 +44,11 @@ type Projector struct {
 	pending  int                     // commits applied since the last checkpoint
 	replayed int                     // commits applied by Follow since Open
 	own      map[uint64]bool         // sequences above seq already folded by ApplyOwn
+	ownMax   uint64                  // the highest sequence ApplyOwn folded ahead of seq
+	ownN     atomic.Uint64           // commits ApplyOwn folded: a paused tail resumes when it stays still
+	tail     tailCount               // what the tail's deliveries brought (see pause.go)
+	tailOn   atomic.Bool             // the tail is being read
+	resume   chan struct{}           // asks a paused tail to be read again: a long gap to bring
 	idx      indexes                 // tickets, open runs, grants
 	bl       blobs                   // header parts runs share
 	idxDirty indexDirt               // what of idx the next checkpoint writes
@@ -78,7 +83,7 @@ func Open(path string, opts Options) (*Projector, error) {
 	}
 	p := &Projector{db: db, opts: opts, log: opts.Logger, runs: map[string]*Run{},
 		dirty: map[string]map[int]bool{}, own: map[uint64]bool{}, lazy: map[string]stubs{},
-		flushNow: make(chan struct{}, 1), fetching: make(chan struct{}, 1),
+		flushNow: make(chan struct{}, 1), fetching: make(chan struct{}, 1), resume: make(chan struct{}, 1),
 		idx: newIndexes(), idxDirty: newIndexDirt(), bl: newBlobs()}
 	err = initBuckets(db)
 	if err == nil {

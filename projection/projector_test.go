@@ -23,6 +23,8 @@ type writer struct {
 	last map[string]uint64
 	step map[string]int
 	seq  uint64
+	// own, when set, folds each commit as its host does (ApplyOwn).
+	own *projection.Projector
 }
 
 func newWriter(t *testing.T, log *step.Log) *writer {
@@ -36,6 +38,11 @@ func (w *writer) commit(c *events.Commit) {
 		w.t.Fatal(err)
 	}
 	w.last[c.Run], w.seq = seq, seq
+	if w.own != nil {
+		if err := w.own.ApplyOwn(seq, c); err != nil {
+			w.t.Fatal(err)
+		}
+	}
 }
 
 func (w *writer) start() string {
