@@ -22,6 +22,8 @@ const SandboxUnavailable = "sandbox_unavailable: "
 // network through the proxy, the call gets a proxy of its own, on a unix
 // socket only its sandbox is given, serving the run's allow-list; every
 // connection it saw, allowed or refused, is recorded with the result.
+// Otherwise the call's processes run on the host's warm helpers
+// (sandbox.Pool): one per run's policy and location, serving its calls.
 func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.Policy, lim executor.Limits) {
 	p := *pol
 	var px *callProxy
@@ -33,7 +35,7 @@ func (h *submitter) runContained(ctx context.Context, c *planned, pol *sandbox.P
 		}
 		p.ProxySocket = px.socket
 	}
-	c.prepared.Contain(&p)
+	c.prepared.Contain(&p, h.sandboxes) // a proxy's call runs one-shot (see sandbox.Pool)
 	c.run(ctx, h.store, lim)
 	if px != nil {
 		conns, dropped := px.stop()
