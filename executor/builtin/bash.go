@@ -121,6 +121,10 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
+		var refused *sandbox.Error
+		if errors.As(err, &refused) {
+			return BashOutput{}, err // the sandbox could not be put in place: nothing ran
+		}
 		return BashOutput{}, fmt.Errorf("start %s: %w", shell, err)
 	}
 	done := make(chan error, 1)

@@ -165,6 +165,12 @@ func (pl *Pool) get(s spec, key string) (*warm, error) {
 		}
 		return w, nil
 	}
+	if w != nil && w.busy == 0 { // gone and idle: nothing else will stop it
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		w.stop()
+	}
 	w = &warm{key: key, ready: make(chan struct{}), dead: make(chan struct{}), busy: 1}
 	pl.warm[key] = w
 	pl.evict()
