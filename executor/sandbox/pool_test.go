@@ -246,3 +246,49 @@ func fakeEngine(args []string) int {
 	time.Sleep(time.Hour)
 	return 0
 }
+
+// TestPoolParallelCalls: calls in flight at once on one helper (the
+// parallel calls of one step) each get their own output and exit status;
+// a call's end kills its own session only, not the other calls'.
+func TestPoolParallelCalls(t *testing.T) {
+	canSandbox(t)
+	loc := t.TempDir()
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
+	pl := sandbox.NewPool()
+	defer pl.Close()
+	if _, err := poolRun(t, pl, p, sh("true"), loc, os.Environ()); err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	// Each says it runs, then waits for the test's go: all are in flight
+	// at once; then they end in any order.
+	cmds := make([]*sandbox.Cmd, n)
+	outs := make([]bytes.Buffer, n)
+	for i := range cmds {
+		script := "touch ran" + strconv.Itoa(i) + "; until test -e go; do sleep 0.01; done; echo out" + strconv.Itoa(i) +
+			"; exit " + strconv.Itoa(10+i)
+		c, err := pl.Command(p, sh(script), loc, os.Environ())
+		must(t, err)
+		c.Stdout, c.Stderr = &outs[i], &outs[i]
+		must(t, c.Start())
+		cmds[i] = c
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(loc, "ran*")); len(m) == n {
+			break
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(loc, "ran*")); len(m) != n {
+		t.Fatalf("%d of %d calls started", len(m), n)
+	}
+	must(t, os.WriteFile(filepath.Join(loc, "go"), nil, 0o644))
+	for i, c := range cmds {
+		err := c.Wait()
+		if exitStatus(err) != 10+i || outs[i].String() != "out"+strconv.Itoa(i)+"\n" {
+			t.Errorf("call %d: %v %q", i, err, outs[i].String())
+		}
+	}
+	if hs := helpers(t, os.Getpid()); len(hs) != 1 {
+		t.Fatalf("helpers %v: the calls did not share one", hs)
+	}
+}
