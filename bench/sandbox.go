@@ -30,14 +30,20 @@ import (
 //     off_steps_per_s): 1 when the sandbox costs nothing, 0.5 at the
 //     target (sandboxed ≤ 2 × off); sandbox_slowdown is its inverse, how
 //     many times longer a sandboxed step takes.
-//   - helper_start_ms: what the helper adds to one command, as the sandbox
-//     package's BenchmarkTrue measures it: the median of helperRuns runs of
-//     sandbox.Command(workspace-write, `true`).Run() through the default
-//     helper (the one the steps used, named by helper: stepgate-sandbox
-//     when that binary lies next to this one, else engine, this binary
-//     re-executed), minus the median of the same `true` run unsandboxed
-//     (off_exec_ms). helper_self_start_ms is the same through this binary
-//     re-executed, whichever the default.
+//   - helper_start_ms: what the helper adds to a run's first sandboxed
+//     command, when it starts (the steps run on a host's sandbox.Pool,
+//     whose helper for a run's policy starts at its first call and serves
+//     the next ones): the median of helperRuns first calls, each
+//     sandbox.NewPool().Command(workspace-write, `true`).Run() on a new
+//     pool, through the default helper (the one the steps used, named by
+//     helper: stepgate-sandbox when that binary lies next to this one,
+//     else engine, this binary re-executed), minus the median of the same
+//     `true` run unsandboxed (off_exec_ms). It is also what a one-shot
+//     sandbox.Command adds to every command (the network proxy's calls).
+//     helper_self_start_ms is the same through this binary re-executed,
+//     whichever the default. helper_warm_ms is what a warm helper adds to
+//     each later command: the median of helperRuns calls on one pool after
+//     its first, minus off_exec_ms.
 const helperRuns = 20
 
 // w7Warmup is the steps each half drives before its clock starts (fewer
@@ -72,15 +78,20 @@ func runW7(ctx context.Context, o Options) (Result, error) {
 		return nil, err
 	}
 	ws := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
-	in, err := medianRun(ws, loc)
+	in, err := medianFirst(ws, loc)
 	if err != nil {
 		return nil, err
 	}
-	self, err := medianRun(ws, loc, sandbox.WithHelper("/proc/self/exe"))
+	self, err := medianFirst(ws, loc, sandbox.WithHelper("/proc/self/exe"))
+	if err != nil {
+		return nil, err
+	}
+	warm, err := medianWarm(ws, loc)
 	if err != nil {
 		return nil, err
 	}
 	r["off_exec_ms"], r["helper_start_ms"], r["helper_self_start_ms"] = ms(off), ms(in-off), ms(self-off)
+	r["helper_warm_ms"] = ms(warm - off)
 	r["helper"] = "engine"
 	if exe, err := os.Executable(); err == nil {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(exe), sandbox.HelperName)); err == nil {
@@ -185,17 +196,56 @@ func checkContained(ctx context.Context, h *commands.Host, loc string, sandboxed
 	return nil
 }
 
-// medianRun is the median wall time of helperRuns runs of `true` under p.
-func medianRun(p sandbox.Policy, loc string, opts ...sandbox.Option) (time.Duration, error) {
+// medianRun is the median wall time of helperRuns runs of `true` under p
+// (sandbox.Command).
+func medianRun(p sandbox.Policy, loc string) (time.Duration, error) {
+	return medianTime(func() (*sandbox.Cmd, error) { return sandbox.Command(p, []string{"true"}, loc, os.Environ()) })
+}
+
+// medianFirst is the median wall time of `true` under p as the first call
+// of a new pool, whose helper then starts.
+func medianFirst(p sandbox.Policy, loc string, opts ...sandbox.Option) (time.Duration, error) {
+	var pl *sandbox.Pool
+	defer func() {
+		if pl != nil {
+			_ = pl.Close()
+		}
+	}()
+	return medianTime(func() (*sandbox.Cmd, error) {
+		if pl != nil {
+			_ = pl.Close()
+		}
+		pl = sandbox.NewPool(opts...)
+		return pl.Command(p, []string{"true"}, loc, os.Environ())
+	})
+}
+
+// medianWarm is the median wall time of `true` under p on a pool's warm
+// helper.
+func medianWarm(p sandbox.Policy, loc string) (time.Duration, error) {
+	pl := sandbox.NewPool()
+	defer pl.Close()
+	cmd := func() (*sandbox.Cmd, error) { return pl.Command(p, []string{"true"}, loc, os.Environ()) }
+	if c, err := cmd(); err != nil {
+		return 0, err
+	} else if err := c.Run(); err != nil {
+		return 0, fmt.Errorf("true under %s: %w", p.Mode, err)
+	}
+	return medianTime(cmd)
+}
+
+// medianTime is the median wall time of helperRuns runs of the commands cmd
+// returns (the clock starts once it returned).
+func medianTime(cmd func() (*sandbox.Cmd, error)) (time.Duration, error) {
 	ds := make([]time.Duration, helperRuns)
 	for i := range ds {
-		c, err := sandbox.Command(p, []string{"true"}, loc, os.Environ(), opts...)
+		c, err := cmd()
 		if err != nil {
 			return 0, err
 		}
 		start := time.Now()
 		if err := c.Run(); err != nil {
-			return 0, fmt.Errorf("true under %s: %w", p.Mode, err)
+			return 0, fmt.Errorf("true: %w", err)
 		}
 		ds[i] = time.Since(start)
 	}

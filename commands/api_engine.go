@@ -236,3 +236,9 @@ func (e *Engine) MCPServers(ctx context.Context, req MCPServersRequest) (*MCPSer
 // process is stopped) and starts no other. A [Host] does it when its Run
 // returns; an Engine built with [New] is stopped by its caller.
 func (e *Engine) StopMCP() { e.registrar.mcp.close() }
+
+// StopSandboxes stops this engine's warm sandbox helpers (their calls in
+// flight are killed) and refuses later sandboxed calls. A [Host] does it
+// when its Run returns; an Engine built with [New] is stopped by its
+// caller (an idle helper also exits on its own after a while).
+func (e *Engine) StopSandboxes() { _ = e.submitter.sandboxes.Close() }

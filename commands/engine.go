@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -191,7 +192,8 @@ func New(log *step.Log, proj *projection.Projector, tools *executor.Registry, cf
 	reg := &registrar{base: b, tools: tools}
 	reg.mcp = newMCPHosts(reg, cfg.MCP, cfg.Logger)
 	grants := &approvals{base: b}
-	steps := &submitter{base: b, reg: reg, grants: grants, execs: make(chan struct{}, cfg.MaxExecutions)}
+	steps := &submitter{base: b, reg: reg, grants: grants, execs: make(chan struct{}, cfg.MaxExecutions),
+		sandboxes: sandbox.NewPool()}
 	return &Engine{
 		base:      b,
 		runs:      &runs{base: b, reg: reg},

@@ -208,7 +208,7 @@ const EscalatedNote = "[sandbox: this call ran outside the sandbox, with the hos
 // runEscalated runs c, whose escalation ticket was approved, outside the
 // sandbox, and records it so.
 func (c *planned) runEscalated(ctx context.Context, store *executor.OutputStore, lim executor.Limits) {
-	c.prepared.Contain(nil)
+	c.prepared.Contain(nil, nil)
 	c.run(ctx, store, lim)
 	c.result.Sandbox = &events.SandboxRecord{Mode: config.SandboxOff, Network: config.NetworkHost, Escalated: c.escalated}
 	c.result.Parts = append(c.result.Parts, events.Part{Type: executor.PartText, Text: EscalatedNote})

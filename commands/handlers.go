@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,10 @@ type submitter struct {
 	reg    *registrar
 	grants *approvals
 	execs  chan struct{} // the host's execution slots
+	// sandboxes are the warm sandbox helpers of this host's contained
+	// calls (one per run's policy and location); closed when the host
+	// stops (StopSandboxes).
+	sandboxes *sandbox.Pool
 }
 
 // awaiter answers AwaitStep: waiters by step, answered by one watcher.

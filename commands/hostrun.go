@@ -44,6 +44,7 @@ func (h *Host) Run(ctx context.Context) error {
 	}
 	h.awaiter.waits.stop()  // waiters are answered unavailable, the watcher returns
 	h.registrar.mcp.close() // stdio servers' processes are stopped
+	h.StopSandboxes()       // and the warm sandbox helpers
 	h.releaseLease()
 	h.err = errors.Join(err, h.Proj.Close())
 	close(h.done)

@@ -23,7 +23,9 @@ const SandboxUnavailable = "sandbox_unavailable: "
 // a unix socket only its sandbox is given, serving the run's allow-list;
 // every connection it saw, allowed or refused, is recorded with the
 // result. What the sandbox refused the call is said and recorded, and may
-// make it ask to run outside (see sandboxRefused).
+// make it ask to run outside (see sandboxRefused). Without the proxy the
+// call's processes run on the host's warm helpers (sandbox.Pool): one per
+// run's policy and location, serving its calls.
 func (h *submitter) runContained(ctx context.Context, c *planned, at placeAt, lim executor.Limits) {
 	p := *at.contain
 	var px *callProxy
@@ -35,7 +37,7 @@ func (h *submitter) runContained(ctx context.Context, c *planned, at placeAt, li
 		}
 		p.ProxySocket = px.socket
 	}
-	c.prepared.Contain(&p)
+	c.prepared.Contain(&p, h.sandboxes) // a proxy's call runs one-shot (see sandbox.Pool)
 	c.run(ctx, h.store, lim)
 	if c.result.Sandbox != nil {
 		c.result.Sandbox.Profile = at.profile

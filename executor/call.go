@@ -42,6 +42,10 @@ type Call struct {
 	// sandbox.Command under it. Nil or Mode Off: unsandboxed, with the host
 	// user's authority.
 	Sandbox *sandbox.Policy `json:"sandbox,omitempty"`
+	// Sandboxes, when set, runs the call's sandboxed processes on warm
+	// helpers (sandbox.Pool.Command) instead of one helper per process
+	// (sandbox.Command); the engine owns it. Not recorded.
+	Sandboxes *sandbox.Pool `json:"-"`
 	// book collects Paths while a first Prepare computes the call's requests.
 	book *pathBook
 	// acted receives what the call reports with [Call.Acted] while it runs.

@@ -91,7 +91,9 @@ func (p *rawCall) settle(ctx context.Context) Result { return p.h.settle(ctx, p.
 
 func (p *rawCall) follow() { p.c.Observed = "" }
 
-func (p *rawCall) contain(pol *sandbox.Policy) { p.c.Sandbox = pol }
+func (p *rawCall) contain(pol *sandbox.Policy, pool *sandbox.Pool) {
+	p.c.Sandbox, p.c.Sandboxes = pol, pool
+}
 
 func (h *rawHandler) prepare(c Call, args json.RawMessage) (*Prepared, error) {
 	raw := bytes.TrimSpace(args)

@@ -24,7 +24,7 @@ type Prepared struct {
 type settler interface {
 	settle(ctx context.Context) Result
 	follow()
-	contain(p *sandbox.Policy)
+	contain(p *sandbox.Policy, pool *sandbox.Pool)
 }
 
 // preparedCall is a Prepared with what its run needs, in one allocation.
@@ -55,7 +55,9 @@ func (p *preparedCall[In, Out]) settle(ctx context.Context) Result {
 
 func (p *preparedCall[In, Out]) follow() { p.c.Observed = "" }
 
-func (p *preparedCall[In, Out]) contain(pol *sandbox.Policy) { p.c.Sandbox = pol }
+func (p *preparedCall[In, Out]) contain(pol *sandbox.Policy, pool *sandbox.Pool) {
+	p.c.Sandbox, p.c.Sandboxes = pol, pool
+}
 
 // Follow says that an earlier call of the same step changed a path this
 // call touches, after this call was decided: the call then runs against
@@ -68,8 +70,9 @@ func (p *Prepared) Follow() { p.call.follow() }
 // Contain sets the sandbox policy the call runs under (see Call.Sandbox),
 // before Run: the engine resolves it from the run's pinned profile when the
 // call is about to start (a proxy's socket exists only then). Not safe
-// concurrently with Run.
-func (p *Prepared) Contain(pol *sandbox.Policy) { p.call.contain(pol) }
+// concurrently with Run. pool, when not nil, runs its processes on warm
+// helpers (see Call.Sandboxes).
+func (p *Prepared) Contain(pol *sandbox.Policy, pool *sandbox.Pool) { p.call.contain(pol, pool) }
 
 // Observed returns what the call saw when it was decided (see WithObserve),
 // for the engine to record with the verdict; "" for tools that observe

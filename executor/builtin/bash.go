@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -126,6 +125,10 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
+		var refused *sandbox.Error
+		if errors.As(err, &refused) {
+			return BashOutput{}, err // the sandbox could not be put in place: nothing ran
+		}
 		return BashOutput{}, fmt.Errorf("start %s: %w", shell, err)
 	}
 	done := make(chan error, 1)
@@ -138,10 +141,10 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 	case werr = <-done:
 	case <-timer.C:
 		res.TimedOut = true
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Kill()
 		werr = <-done
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Kill()
 		<-done
 		return BashOutput{}, fmt.Errorf("the call was cancelled and the command's process group killed: %w", ctx.Err())
 	}
@@ -155,7 +158,7 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 		res.Sandbox = &e
 		c.Contained(e)
 	}
-	var exit *exec.ExitError
+	var exit interface{ ExitCode() int } // *exec.ExitError, or *sandbox.ExitError from a pool
 	switch {
 	case werr == nil:
 	case errors.As(werr, &exit):
@@ -171,7 +174,9 @@ func runBash(ctx context.Context, c executor.Call, in BashInput) (BashOutput, er
 
 // bashCommand is the command in its own process group, under the call's
 // sandbox policy when it has one (the helper is then PID 1 of its PID
-// namespace: killing its group kills every process of the command).
+// namespace: killing its group kills every process of the command), run
+// by a warm helper of the call's pool when it has one (killing the call
+// kills its session, and its helper the rest of its namespace).
 func bashCommand(c executor.Call, argv []string, dir string) (*sandbox.Cmd, error) {
 	p := sandbox.Policy{Mode: sandbox.Off}
 	if c.Sandbox != nil {
@@ -180,7 +185,13 @@ func bashCommand(c executor.Call, argv []string, dir string) (*sandbox.Cmd, erro
 			p.Location = c.Location
 		}
 	}
-	cmd, err := sandbox.Command(p, argv, dir, bashEnv(os.Environ()))
+	var cmd *sandbox.Cmd
+	var err error
+	if c.Sandboxes != nil {
+		cmd, err = c.Sandboxes.Command(p, argv, dir, bashEnv(os.Environ()))
+	} else {
+		cmd, err = sandbox.Command(p, argv, dir, bashEnv(os.Environ()))
+	}
 	if err != nil {
 		return nil, err
 	}

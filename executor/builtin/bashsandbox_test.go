@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,12 +17,19 @@ import (
 
 func sandboxedBash(t *testing.T, loc, outside string, p *sandbox.Policy) executor.Result {
 	t.Helper()
+	return bashIn(t, nil, loc, builtin.BashInput{Command: "echo in > in.txt && cat in.txt && echo pwned > " + outside}, p)
+}
+
+// bashIn runs the bash tool's call in under p, on pl's warm helpers when
+// pl is not nil.
+func bashIn(t *testing.T, pl *sandbox.Pool, loc string, in builtin.BashInput, p *sandbox.Policy) executor.Result {
+	t.Helper()
 	tool, err := builtin.Bash()
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal(builtin.BashInput{Command: "echo in > in.txt && cat in.txt && echo pwned > " + outside})
-	prep, err := tool.Prepare(executor.Call{Run: "r", Step: 1, CallID: "c", Location: loc, Sandbox: p}, args)
+	args, _ := json.Marshal(in)
+	prep, err := tool.Prepare(executor.Call{Run: "r", Step: 1, CallID: "c", Location: loc, Sandbox: p, Sandboxes: pl}, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +91,75 @@ func TestBashSandboxUnavailable(t *testing.T) {
 			t.Fatalf("the command ran: %s: %v", f, err)
 		}
 	}
+}
+
+// TestBashPooled: through the call's pool (what steps use) the bash
+// tool's command is contained as one-shot (a write outside refused, the
+// record), and a command that times out is killed with every process it
+// started, in another session too, before the result is back.
+func TestBashPooled(t *testing.T) {
+	if h := sandbox.Probe(); h.LandlockABI < 1 || !h.UserNS {
+		t.Skipf("this host cannot sandbox: %+v", h)
+	}
+	pl := sandbox.NewPool()
+	defer pl.Close()
+	loc := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside")
+	p := &sandbox.Policy{Mode: sandbox.WorkspaceWrite, ReadOnly: []string{filepath.Dir(outside)}}
+	res := bashIn(t, pl, loc, builtin.BashInput{Command: "echo in > in.txt && cat in.txt && echo pwned > " + outside}, p)
+	var out builtin.BashOutput
+	if err := json.Unmarshal(res.Structured, &out); err != nil {
+		t.Fatalf("structured %s: %v", res.Structured, err)
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) || !strings.Contains(res.Text(), "Read-only file system") ||
+		out.Sandbox == nil || out.Sandbox.LandlockABI < 1 || !out.Sandbox.Seccomp {
+		t.Fatalf("pooled: %v\n%s", err, res.Text())
+	}
+	if n := helperChildren(); n != 1 {
+		t.Fatalf("%d warm helpers after the call, want the pool's one", n)
+	}
+	tag := "600.4242" + strings.Repeat("7", 3)
+	res = bashIn(t, pl, loc, builtin.BashInput{Command: "setsid sleep " + tag + " & sleep " + tag, Timeout: 500}, p)
+	if err := json.Unmarshal(res.Structured, &out); err != nil {
+		t.Fatalf("structured %s: %v", res.Structured, err)
+	}
+	if !out.TimedOut || out.ExitCode != 137 {
+		t.Fatalf("timed out: %+v\n%s", out, res.Text())
+	}
+	if n := processesWith(tag); n != 0 {
+		t.Fatalf("%d processes of the timed-out command survived it", n)
+	}
+}
+
+// processesWith counts the live processes whose command line holds tag.
+func processesWith(tag string) int {
+	n := 0
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/cmdline")
+		st, _ := os.ReadFile(d + "/stat")
+		if err == nil && strings.Contains(string(b), tag) && !strings.Contains(string(st), ") Z") {
+			n++
+		}
+	}
+	return n
+}
+
+// helperChildren counts this process's live children that are sandbox
+// helpers (a pool's warm helper outlives its call; a one-shot one does not).
+func helperChildren() int {
+	n := 0
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/cmdline")
+		st, _ := os.ReadFile(d + "/stat")
+		if err != nil || !strings.HasPrefix(string(b), "stepgate-sandbox\x00") {
+			continue
+		}
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			n++
+		}
+	}
+	return n
 }

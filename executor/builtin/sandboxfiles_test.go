@@ -67,7 +67,7 @@ func runUnder(t *testing.T, tool *executor.Tool, loc string, pol *sandbox.Policy
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Contain(pol)
+	p.Contain(pol, nil)
 	return p.Run(context.Background())
 }
 

@@ -23,8 +23,9 @@ func buildHelper(tb testing.TB) string {
 }
 
 // BenchmarkTrue is the cost of the helper: `true` run as it is, in the
-// sandbox through this binary re-executed, and through the small helper
-// binary (workspace-write, no network).
+// sandbox through this binary re-executed, through the small helper
+// binary (workspace-write, no network), and through a warm helper of a
+// Pool (its first call, the helper's start, before the clock).
 func BenchmarkTrue(b *testing.B) {
 	loc := b.TempDir()
 	ws := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
@@ -38,6 +39,24 @@ func BenchmarkTrue(b *testing.B) {
 		{"workspace-write", ws, nil},
 		{"workspace-write-small-helper", ws, []sandbox.Option{sandbox.WithHelper(helper)}},
 	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.p.Mode != sandbox.Off {
+				canSandbox(b)
+			}
+			pl := sandbox.NewPool(bc.opts...)
+			defer pl.Close()
+			b.Run("pooled", func(b *testing.B) {
+				for b.Loop() {
+					c, err := pl.Command(bc.p, []string{"true"}, loc, os.Environ())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := c.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
 		b.Run(bc.name, func(b *testing.B) {
 			if bc.p.Mode != sandbox.Off {
 				canSandbox(b)

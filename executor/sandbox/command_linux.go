@@ -9,16 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
+	"time"
 )
 
 // Option adjusts Command.
 type Option func(*options)
 
 type options struct {
-	helper string   // the binary run as the helper
-	env    []string // variables the command gets as they are (see WithEnv)
+	helper string        // the binary run as the helper
+	env    []string      // variables the command gets as they are (see WithEnv)
+	idle   time.Duration // a Pool's idle time (WithIdle)
+	max    int           // a Pool's bound on its helpers (WithMaxHelpers)
 }
 
 // WithEnv gives the command these variables ("NAME=value") as they are,
@@ -87,6 +89,7 @@ type Cmd struct {
 	specR    *os.File
 	specW    *os.File
 	enforced Enforced
+	pooled   *pooledCall // run by a Pool's warm helper; nil otherwise
 }
 
 // Command returns the command argv run in dir under p, with environ (the
@@ -107,22 +110,10 @@ func Command(p Policy, argv []string, dir string, environ []string, opts ...Opti
 		c.Dir, c.Env = dir, environ
 		return &Cmd{Cmd: c, policy: p, enforced: Enforced{Mode: Off, Network: NetHost}}, nil
 	}
-	if err := p.validate(); err != nil {
+	s, err := prepare(p, argv, dir, environ, o.env)
+	if err != nil {
 		return nil, err
 	}
-	p = p.resolved()
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	h := Probe()
-	if envValue(environ, EnvTestNoLandlock) == "1" || envValue(o.env, EnvTestNoLandlock) == "1" {
-		h.LandlockABI = 0
-	}
-	if m := h.missing(p); len(m) > 0 {
-		return nil, unavailable(m)
-	}
-	s := spec{Policy: p, Argv: argv, Dir: dir, Env: append(scrubEnv(environ), o.env...), Fault: envValue(environ, EnvTestFault),
-		LandlockABI: h.LandlockABI}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox spec: %w", err)
@@ -138,24 +129,54 @@ func Command(p Policy, argv []string, dir string, environ []string, opts ...Opti
 		return nil, fmt.Errorf("sandbox spec pipe: %w", err)
 	}
 	c := &exec.Cmd{Path: o.helper, Args: []string{stage1Name, specArg}, Dir: "/",
-		Env: s.Env, ExtraFiles: []*os.File{w, sr}}
+		Env: s.Env, ExtraFiles: []*os.File{w, sr}, SysProcAttr: helperAttr(s.Policy)}
+	return &Cmd{Cmd: c, policy: s.Policy, report: r, reportW: w, spec: b, specR: sr, specW: sw}, nil
+}
+
+// prepare is the helper's spec for argv under p, or why p cannot be
+// enforced here (Command's checks, fail closed).
+func prepare(p Policy, argv []string, dir string, environ, extra []string) (spec, error) {
+	if err := p.validate(); err != nil {
+		return spec{}, err
+	}
+	p = p.resolved()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	h := Probe()
+	if envValue(environ, EnvTestNoLandlock) == "1" || envValue(extra, EnvTestNoLandlock) == "1" {
+		h.LandlockABI = 0
+	}
+	if m := h.missing(p); len(m) > 0 {
+		return spec{}, unavailable(m)
+	}
+	return spec{Policy: p, Argv: argv, Dir: dir, Env: append(scrubEnv(environ), extra...), Fault: envValue(environ, EnvTestFault),
+		LandlockABI: h.LandlockABI}, nil
+}
+
+// helperAttr starts the helper in its namespaces, as uid and gid 0 of
+// its user namespace (the engine's own outside), in a process group of
+// its own, killed if the thread that started it ends.
+func helperAttr(p Policy) *syscall.SysProcAttr {
 	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if p.network() != NetHost {
 		flags |= syscall.CLONE_NEWNET
 	}
-	c.SysProcAttr = &syscall.SysProcAttr{
+	return &syscall.SysProcAttr{
 		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
 		Pdeathsig:   syscall.SIGKILL,
 		Setpgid:     true,
 	}
-	return &Cmd{Cmd: c, policy: p, report: r, reportW: w, spec: b, specR: sr, specW: sw}, nil
 }
 
 // Start starts the command; a sandbox the kernel refuses to create (a
 // namespace not allowed) is sandbox_unavailable.
 func (c *Cmd) Start() error {
+	if c.pooled != nil {
+		return c.pooled.start(c)
+	}
 	err := c.Cmd.Start()
 	if c.reportW != nil {
 		c.reportW.Close()
@@ -179,6 +200,9 @@ func (c *Cmd) Start() error {
 // CodeUnavailable with the helper's message; otherwise it is exec.Cmd's
 // Wait, and Enforced is filled.
 func (c *Cmd) Wait() error {
+	if c.pooled != nil {
+		return c.pooled.wait(c)
+	}
 	werr := c.Cmd.Wait()
 	if c.report == nil {
 		return werr
@@ -225,7 +249,28 @@ func (c *Cmd) CombinedOutput() ([]byte, error) {
 
 // Sandboxed reports whether the command runs in the sandbox (its policy's
 // mode is not Off).
-func (c *Cmd) Sandboxed() bool { return c.report != nil || c.reportW != nil || c.enforced.Mode != Off }
+func (c *Cmd) Sandboxed() bool {
+	return c.pooled != nil || c.report != nil || c.reportW != nil || c.enforced.Mode != Off
+}
+
+// Kill kills the started command and every process it started: a pooled
+// command's session (its helper then kills the rest of its namespace
+// unless another call is in flight), the one-shot helper's process group
+// (its PID namespace ends with it), or under Off the command's process
+// group when it was started with Setpgid (else the command alone). Wait
+// then returns.
+func (c *Cmd) Kill() error {
+	if c.pooled != nil {
+		return c.pooled.kill()
+	}
+	if c.Process == nil {
+		return errors.New("sandbox: kill: not started")
+	}
+	if err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL); err == nil {
+		return nil
+	}
+	return c.Process.Kill()
+}
 
 // Enforced is what was enforced, once Wait has returned; under Off it is
 // Mode Off and the host's network.
@@ -237,66 +282,4 @@ func exitStatus(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
-}
-
-// validate checks what the helper relies on: a known mode and network,
-// absolute clean paths, a proxy socket for NetProxy.
-func (p Policy) validate() error {
-	switch p.Mode {
-	case ReadOnly, WorkspaceWrite:
-	default:
-		return invalid(fmt.Sprintf("unknown sandbox mode %q", p.Mode))
-	}
-	switch p.network() {
-	case NetOff, NetHost:
-	case NetProxy:
-		if p.ProxySocket == "" || !filepath.IsAbs(p.ProxySocket) {
-			return invalid("network proxy needs the proxy's socket as an absolute path")
-		}
-	default:
-		return invalid(fmt.Sprintf("unknown sandbox network %q", p.Network))
-	}
-	if !filepath.IsAbs(p.Location) {
-		return invalid(fmt.Sprintf("location %q is not an absolute path", p.Location))
-	}
-	for _, list := range [][]string{p.Writable, p.ReadOnly, p.Denied} {
-		for _, q := range list {
-			if !filepath.IsAbs(q) || strings.ContainsRune(q, 0) {
-				return invalid(fmt.Sprintf("path %q is not an absolute path", q))
-			}
-		}
-	}
-	return nil
-}
-
-func (p Policy) network() Network {
-	if p.Network == "" {
-		return NetOff
-	}
-	return p.Network
-}
-
-// resolved is p with its paths resolved through symlinks on the host (the
-// helper binds them from the host's root, where an absolute link would
-// point elsewhere); a path that does not exist stays as it is.
-func (p Policy) resolved() Policy {
-	real := func(q string) string {
-		if r, err := filepath.EvalSymlinks(q); err == nil {
-			return r
-		}
-		return filepath.Clean(q)
-	}
-	each := func(list []string) []string {
-		out := make([]string, len(list))
-		for i, q := range list {
-			out[i] = real(q)
-		}
-		return out
-	}
-	p.Location = real(p.Location)
-	p.Writable, p.ReadOnly, p.Denied = each(p.Writable), each(p.ReadOnly), each(p.Denied)
-	if p.ProxySocket != "" {
-		p.ProxySocket = real(p.ProxySocket)
-	}
-	return p
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -47,3 +48,22 @@ func unavailable(missing []string) *Error {
 func invalid(msg string) *Error {
 	return &Error{Code: CodeInvalid, Message: msg + "; the command was not run"}
 }
+
+// ExitError is a pooled command's end (Cmd.Wait) when it did not exit 0:
+// its status, 128+n for a command ended by signal n (as the one-shot
+// helper reports it), -1 when its helper ended before the command did.
+// Like *exec.ExitError it has ExitCode.
+type ExitError struct {
+	Code int
+}
+
+// Error is "exit status N".
+func (e *ExitError) Error() string {
+	if e.Code < 0 {
+		return "the sandbox helper ended before the command"
+	}
+	return "exit status " + strconv.Itoa(e.Code)
+}
+
+// ExitCode is the command's exit status, -1 when it is unknown.
+func (e *ExitError) ExitCode() int { return e.Code }

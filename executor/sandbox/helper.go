@@ -35,6 +35,9 @@ type spec struct {
 	Env         []string `json:"env"`
 	Fault       string   `json:"fault,omitempty"` // test switch, see EnvTestFault
 	LandlockABI int      `json:"landlock_abi"`
+	// Serve makes the helper a pooled one (see Pool): no command of its
+	// own, it serves calls on its control socket (ctlFD).
+	Serve bool `json:"serve,omitempty"`
 }
 
 // report is the helper's one line on fd 3: what it enforced just before
@@ -79,7 +82,7 @@ func runStage(stage func(spec) (int, error)) int {
 	if err != nil {
 		return fail(fmt.Errorf("spec: %w", err))
 	}
-	if len(s.Argv) == 0 {
+	if len(s.Argv) == 0 && !s.Serve {
 		return fail(errors.New("spec: no command"))
 	}
 	code, err := stage(s)

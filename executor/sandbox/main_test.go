@@ -16,8 +16,11 @@ const attackName = "sandbox-attack"
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRun()
-	if filepath.Base(os.Args[0]) == attackName {
+	switch filepath.Base(os.Args[0]) {
+	case attackName:
 		os.Exit(attack(os.Args[1:]))
+	case engineName:
+		os.Exit(fakeEngine(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

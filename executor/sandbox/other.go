@@ -2,7 +2,12 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+)
 
 // Host is what this host can enforce: nothing, off Linux.
 type Host struct {
@@ -20,7 +25,11 @@ func Probe() Host { return Host{} }
 // Option adjusts Command.
 type Option func(*options)
 
-type options struct{ helper string }
+type options struct {
+	helper string
+	idle   time.Duration
+	max    int
+}
 
 // WithHelper names the helper binary (unused off Linux).
 func WithHelper(path string) Option { return func(o *options) { o.helper = path } }
@@ -60,3 +69,35 @@ func MaybeRun() {}
 // HelperName is the small helper binary's name (cmd/stepgate-sandbox);
 // there is no helper off Linux.
 const HelperName = "stepgate-sandbox"
+
+// WithIdle sets a Pool's idle time (unused off Linux).
+func WithIdle(d time.Duration) Option { return func(o *options) { o.idle = d } }
+
+// WithMaxHelpers bounds a Pool's helpers (unused off Linux).
+func WithMaxHelpers(n int) Option { return func(o *options) { o.max = n } }
+
+// Pool is Command off Linux: there is no helper to keep.
+type Pool struct{}
+
+// NewPool returns a pool.
+func NewPool(...Option) *Pool { return &Pool{} }
+
+// Command is Command.
+func (*Pool) Command(p Policy, argv []string, dir string, environ []string) (*Cmd, error) {
+	return Command(p, argv, dir, environ)
+}
+
+// Close does nothing.
+func (*Pool) Close() error { return nil }
+
+// Kill kills the command's process group when it was started with
+// Setpgid, else the command.
+func (c *Cmd) Kill() error {
+	if c.Process == nil {
+		return errors.New("sandbox: kill: not started")
+	}
+	if err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL); err == nil {
+		return nil
+	}
+	return c.Process.Kill()
+}

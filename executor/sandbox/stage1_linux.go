@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +19,8 @@ import (
 // a new session (no TIOCSTI into the engine's terminal) and reaps every
 // process until the command's ends, whose status is its own. When it
 // exits the kernel kills what is left in the PID namespace; it dies with
-// the engine (Pdeathsig).
+// the engine (Pdeathsig). A pooled helper (spec.Serve) serves calls
+// instead of one command (see serve).
 func stage1(s spec) (int, error) {
 	if err := buildView(s); err != nil {
 		return 0, err
@@ -36,6 +38,12 @@ func stage1(s spec) (int, error) {
 		if err := loopbackUp(); err != nil {
 			return 0, fmt.Errorf("loopback: %w", err)
 		}
+	}
+	if s.Serve {
+		if s.Policy.network() == NetProxy {
+			return 0, errors.New("a pooled helper has no proxy relay")
+		}
+		return serve(s)
 	}
 	if s.Policy.network() == NetProxy {
 		addr, err := startRelay(ProxyPath)
