@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -94,7 +95,7 @@ func TestAgentKeyIsNeverStoredOrShown(t *testing.T) {
 		out, _ := json.Marshal(p.events)
 		p.mu.Unlock()
 		scanned["agent "+strconv.Itoa(i)+"'s output"] = out
-		scanned["agent "+strconv.Itoa(i)+"'s log"] = []byte(p.stderr.String())
+		scanned["agent "+strconv.Itoa(i)+"'s log"] = bytes.Clone(p.stderr.Bytes())
 	}
 	if emb := procs[len(procs)-1].stderr.String(); !strings.Contains(emb, "level=DEBUG") {
 		t.Errorf("the embedded agent's log is not at debug level:\n%s", emb)
