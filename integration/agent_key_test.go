@@ -158,6 +158,20 @@ func streamMessages(t *testing.T, url string, scanned map[string][]byte) int {
 		t.Fatal(err)
 	}
 	defer nc.Close()
+	return eachStreamMessage(t, nc, func(where string, data []byte, header nats.Header) {
+		b := append([]byte(nil), data...)
+		for k, vs := range header {
+			b = append(b, k+strings.Join(vs, "")...)
+		}
+		scanned[where] = b
+	})
+}
+
+// eachStreamMessage calls fn with every message still stored in every
+// stream of the server nc is connected to ("stream NAME message SEQ", its
+// data and headers), and returns how many there were.
+func eachStreamMessage(t *testing.T, nc *nats.Conn, fn func(where string, data []byte, header nats.Header)) int {
+	t.Helper()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -180,11 +194,7 @@ func streamMessages(t *testing.T, url string, scanned map[string][]byte) int {
 				continue // deleted
 			}
 			n++
-			b := append([]byte(nil), m.Data...)
-			for k, vs := range m.Header {
-				b = append(b, k+strings.Join(vs, "")...)
-			}
-			scanned["stream "+name+" message "+strconv.FormatUint(seq, 10)] = b
+			fn("stream "+name+" message "+strconv.FormatUint(seq, 10), m.Data, m.Header)
 		}
 	}
 	return n
