@@ -155,10 +155,13 @@ func (p *Projector) applyTail(seq uint64, subject string, data []byte) error {
 		for p.seq+1 < seq {
 			p.advanceLocked(p.seq+1, false)
 		}
-		p.tail.brought()
+		pause := p.tail.brought()
 		p.mu.Unlock()
 		if err := p.applyStream(seq, subject, data); err != nil {
 			return errApply{err}
+		}
+		if pause {
+			return errTailPaused
 		}
 		return nil
 	}

@@ -41,8 +41,12 @@ type tailCount struct {
 	seen, idle int
 }
 
-// brought counts a delivery folded from the tail.
-func (t *tailCount) brought() { t.add() }
+// brought counts a delivery folded from the tail; it reports whether the
+// window just judged sets the tail aside. A window closed by such a
+// delivery is judged like any other: under load the tail often delivers the
+// host's own commit before the host folds it (late, below), and a window
+// ending on one must not keep the tail on for another window.
+func (t *tailCount) brought() bool { return t.add() }
 
 // skipped counts a delivery folded here before; it reports whether the
 // window just judged sets the tail aside.
