@@ -13,6 +13,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/executor/sandbox/sandboxtest"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -25,21 +26,8 @@ func canSandbox(t testing.TB) {
 }
 
 // outsideDir is a directory outside the location that a sandboxed command
-// sees read-only: not under the temporary directory, which a sandbox
-// replaces with its own private one.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(wd, "outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
+// sees read-only.
+func outsideDir(t *testing.T) string { return sandboxtest.VisibleDir(t, "outside-") }
 
 // resultSandbox is the sandbox record of call i of step n of run.
 func resultSandbox(t *testing.T, h *commands.Host, run string, n, i int) *events.SandboxRecord {

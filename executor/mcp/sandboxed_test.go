@@ -10,6 +10,7 @@ import (
 	"github.com/stepgate/stepgate/executor/mcp"
 	"github.com/stepgate/stepgate/executor/mcp/mcptest"
 	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/executor/sandbox/sandboxtest"
 )
 
 func canSandbox(t testing.TB) {
@@ -19,21 +20,8 @@ func canSandbox(t testing.TB) {
 	}
 }
 
-// visibleDir is a directory a sandboxed process sees (read-only): not
-// under the temporary directory, which the sandbox replaces with its own.
-func visibleDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(wd, "sandboxed-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
+// visibleDir is a directory a sandboxed process sees (read-only).
+func visibleDir(t *testing.T) string { return sandboxtest.VisibleDir(t, "sandboxed-") }
 
 // sandboxedServer is the test server (with write_file) copied where a
 // sandbox sees it, run in loc under workspace-write without a network

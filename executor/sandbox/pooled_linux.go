@@ -99,6 +99,16 @@ func (pc *pooledCall) send(c *Cmd, w *warm, req []byte) (retry bool, err error) 
 	}
 	rd := bufio.NewReader(conn)
 	first, err := readReply(rd)
+	if err != nil {
+		// A helper killed just before (its threads still exiting) accepts
+		// the request into its socket but never reads it.
+		st.abort()
+		conn.Close()
+		return true, unavailableErr("the sandbox helper ended before it took the call", err)
+	}
+	if first.Taken {
+		first, err = readReply(rd)
+	}
 	switch {
 	case err != nil:
 		st.abort()

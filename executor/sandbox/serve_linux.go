@@ -38,6 +38,10 @@ type request struct {
 // started, as a shell reports it; or Error, and nothing ran), then Exit
 // once the command ended (128+n for a command ended by signal n).
 type reply struct {
+	// Taken: the helper read the call's request; sent before it starts
+	// anything, so a helper that ends before taking a call provably ran
+	// nothing of it, and the pool gives the call to another.
+	Taken   bool   `json:"taken,omitempty"`
 	Started bool   `json:"started,omitempty"`
 	Exit    *int   `json:"exit,omitempty"`
 	Error   string `json:"error,omitempty"`
@@ -152,6 +156,7 @@ func (sv *server) handle(stdio []*os.File, sock *os.File) {
 	if err != nil {
 		c.send(reply{Error: "request: " + err.Error()})
 	} else {
+		c.send(reply{Taken: true})
 		started = sv.start(c, req, stdio)
 	}
 	for _, f := range stdio {
