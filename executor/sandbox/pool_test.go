@@ -33,6 +33,18 @@ func poolRun(t *testing.T, pl *sandbox.Pool, p sandbox.Policy, argv []string, di
 	return string(out), err
 }
 
+// writePool is a pool closed when the test ends, and a workspace-write
+// policy (no network) on a fresh location; it skips where the host
+// cannot sandbox.
+func writePool(t *testing.T) (*sandbox.Pool, sandbox.Policy, string) {
+	t.Helper()
+	canSandbox(t)
+	loc := t.TempDir()
+	pl := sandbox.NewPool()
+	t.Cleanup(func() { _ = pl.Close() })
+	return pl, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}, loc
+}
+
 // tagged is a sleep duration unique to the test, to find its processes.
 func tagged() string {
 	return "700." + strings.Map(func(r rune) rune {
@@ -49,11 +61,7 @@ func tagged() string {
 // first call's Wait returns, and its files in /tmp and /dev/shm are too
 // (each call has a fresh private /tmp, as under a one-shot helper).
 func TestPoolCallsShareNothing(t *testing.T) {
-	canSandbox(t)
-	loc := t.TempDir()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
-	pl := sandbox.NewPool()
-	defer pl.Close()
+	pl, p, loc := writePool(t)
 	tag := tagged()
 	first := "readlink /proc/self/ns/user; echo a > /tmp/a; mkdir -p /tmp/d/e; echo b > /dev/shm/b; echo kept > kept; " +
 		"sleep " + tag + " & setsid sleep " + tag + " & disown -a; exit 0"
@@ -81,11 +89,7 @@ func TestPoolCallsShareNothing(t *testing.T) {
 // session and out of it, before Wait returns; the helper serves the next
 // call.
 func TestPoolKillEndsTree(t *testing.T) {
-	canSandbox(t)
-	loc := t.TempDir()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
-	pl := sandbox.NewPool()
-	defer pl.Close()
+	pl, p, loc := writePool(t)
 	tag := tagged()
 	c, err := pl.Command(p, sh("sleep "+tag+" & setsid sleep "+tag+" & echo started; wait"), loc, os.Environ())
 	must(t, err)
@@ -152,11 +156,7 @@ func gone(pid int) bool {
 // namespace than the dead helper's and the engine's; a write outside the
 // location refused).
 func TestPoolReplacesKilledHelper(t *testing.T) {
-	canSandbox(t)
-	loc := t.TempDir()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
-	pl := sandbox.NewPool()
-	defer pl.Close()
+	pl, p, loc := writePool(t)
 	out1, err := poolRun(t, pl, p, sh("readlink /proc/self/ns/user"), loc, os.Environ())
 	must(t, err)
 	hs := helpers(t, os.Getpid())
@@ -251,11 +251,7 @@ func fakeEngine(args []string) int {
 // parallel calls of one step) each get their own output and exit status;
 // a call's end kills its own session only, not the other calls'.
 func TestPoolParallelCalls(t *testing.T) {
-	canSandbox(t)
-	loc := t.TempDir()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Location: loc}
-	pl := sandbox.NewPool()
-	defer pl.Close()
+	pl, p, loc := writePool(t)
 	if _, err := poolRun(t, pl, p, sh("true"), loc, os.Environ()); err != nil {
 		t.Fatal(err)
 	}
