@@ -13,6 +13,7 @@ import (
 	"github.com/stepgate/stepgate/executor"
 	"github.com/stepgate/stepgate/executor/builtin"
 	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/executor/sandbox/sandboxtest"
 )
 
 func sandboxedBash(t *testing.T, loc, outside string, p *sandbox.Policy) executor.Result {
@@ -126,23 +127,9 @@ func TestBashPooled(t *testing.T) {
 	if !out.TimedOut || out.ExitCode != 137 {
 		t.Fatalf("timed out: %+v\n%s", out, res.Text())
 	}
-	if n := processesWith(tag); n != 0 {
+	if n := sandboxtest.Processes(tag); n != 0 {
 		t.Fatalf("%d processes of the timed-out command survived it", n)
 	}
-}
-
-// processesWith counts the live processes whose command line holds tag.
-func processesWith(tag string) int {
-	n := 0
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		b, err := os.ReadFile(d + "/cmdline")
-		st, _ := os.ReadFile(d + "/stat")
-		if err == nil && strings.Contains(string(b), tag) && !strings.Contains(string(st), ") Z") {
-			n++
-		}
-	}
-	return n
 }
 
 // helperChildren counts this process's live children that are sandbox

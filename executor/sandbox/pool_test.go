@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/executor/sandbox/sandboxtest"
 )
 
 // engineName is arg0 under which the test binary is an engine that keeps
@@ -67,7 +68,7 @@ func TestPoolCallsShareNothing(t *testing.T) {
 		"sleep " + tag + " & setsid sleep " + tag + " & disown -a; exit 0"
 	out1, err := poolRun(t, pl, p, sh(first), loc, os.Environ())
 	must(t, err)
-	if n := count(tag); n != 0 {
+	if n := sandboxtest.Processes(tag); n != 0 {
 		t.Fatalf("%d background processes of the first call outlived it", n)
 	}
 	out2, err := poolRun(t, pl, p, sh("readlink /proc/self/ns/user; ls -d /tmp/a /tmp/d /dev/shm/b; cat kept"), loc, os.Environ())
@@ -95,10 +96,10 @@ func TestPoolKillEndsTree(t *testing.T) {
 	must(t, err)
 	must(t, c.Start())
 	deadline := time.Now().Add(time.Minute) // only to stop a hang
-	for count(tag) < 2 && time.Now().Before(deadline) {
+	for sandboxtest.Processes(tag) < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if count(tag) < 2 {
+	if sandboxtest.Processes(tag) < 2 {
 		t.Fatal("the sleeps did not start")
 	}
 	must(t, c.Kill())
@@ -112,7 +113,7 @@ func TestPoolKillEndsTree(t *testing.T) {
 	if exitStatus(err) != 128+int(syscall.SIGKILL) {
 		t.Fatalf("killed call: %v, want exit %d", err, 128+int(syscall.SIGKILL))
 	}
-	if n := count(tag); n != 0 {
+	if n := sandboxtest.Processes(tag); n != 0 {
 		t.Fatalf("%d processes of the killed call survived it", n)
 	}
 	if out, err := poolRun(t, pl, p, sh("echo next"), loc, os.Environ()); err != nil || out != "next\n" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stepgate/stepgate/executor/sandbox"
+	"github.com/stepgate/stepgate/executor/sandbox/sandboxtest"
 )
 
 func canSandbox(t testing.TB) {
@@ -139,35 +140,21 @@ func TestKillStopsEverything(t *testing.T) {
 		c.Stdout = &out
 		must(t, c.Start())
 		deadline := time.Now().Add(time.Minute)
-		for count(tag) < 2 && time.Now().Before(deadline) {
+		for sandboxtest.Processes(tag) < 2 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if count(tag) < 2 {
+		if sandboxtest.Processes(tag) < 2 {
 			t.Fatalf("the sleeps did not start: %q", out.String())
 		}
 		must(t, c.Kill())
 		_ = c.Wait()
-		for count(tag) > 0 && time.Now().Before(deadline) {
+		for sandboxtest.Processes(tag) > 0 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if n := count(tag); n > 0 {
+		if n := sandboxtest.Processes(tag); n > 0 {
 			t.Fatalf("%d processes survived the helper", n)
 		}
 	})
-}
-
-// count is the number of live processes whose command line holds tag.
-func count(tag string) int {
-	n := 0
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		b, err := os.ReadFile(d + "/cmdline")
-		st, _ := os.ReadFile(d + "/stat")
-		if err == nil && bytes.Contains(b, []byte(tag)) && !bytes.Contains(st, []byte(") Z")) {
-			n++
-		}
-	}
-	return n
 }
 
 func exitStatus(err error) int {
