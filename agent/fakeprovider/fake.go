@@ -89,7 +89,12 @@ func New(cfg Config) *Server {
 // URL is the server's root: an OpenAI client's base URL is url+"/v1", an
 // Anthropic client's is url (the server also answers the bare paths).
 func (s *Server) Start(ctx context.Context) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return s.Listen(ctx, "127.0.0.1:0")
+}
+
+// Listen is Start on addr (host:port; port 0 picks a free one).
+func (s *Server) Listen(ctx context.Context, addr string) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}

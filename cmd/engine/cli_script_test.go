@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -28,6 +29,14 @@ func TestCLIScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("NATSPORT", fmt.Sprint(port))
+			if port, err = freeLoopbackPort(); err != nil {
+				return err
+			}
+			env.Setenv("MODELPORT", fmt.Sprint(port)) // engine demo-model's, for engine agent
+			if port, err = freeLoopbackPort(); err != nil {
+				return err
+			}
+			env.Setenv("HTTPPORT", fmt.Sprint(port)) // serve --http's
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config")) // no user file but the script's
 			env.Setenv("USER", "tester")
 			access, err := filepath.Abs(filepath.Join("..", "..", "deploy", "access"))
@@ -44,6 +53,8 @@ func TestCLIScripts(t *testing.T) {
 			"exechint": execHint,
 			"exits":    exits,
 			"grab":     grab,
+			"dialable": dialable,
+			"until":    untilMatch,
 		},
 	})
 }
@@ -115,6 +126,55 @@ func grab(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("grab: no match of %s in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[1])
+}
+
+// dialable is the script command `dialable HOST:PORT`: it waits until a
+// server started in the background accepts connections there (a command
+// that does not retry its first connection needs it up). It gives up
+// after a minute, only so that a server that never came up fails the
+// script rather than hanging it.
+func dialable(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: dialable HOST:PORT")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.Dial("tcp", args[0])
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("dialable: nothing accepts on %s: %v", args[0], err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// untilMatch is the script command `until REGEXP PROG [ARGS...]`: it runs
+// PROG as exec does until its stdout matches REGEXP (what a command in
+// the background makes appear: a ticket its run is waiting on). It gives
+// up after a minute, only so that what never appears fails the script
+// rather than hanging it.
+func untilMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: until REGEXP PROG [ARGS...]")
+	}
+	re, err := regexp.Compile(args[0])
+	if err != nil {
+		ts.Fatalf("until: %v", err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil && re.MatchString(ts.ReadFile("stdout")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("until: no match of %s in the stdout of %s after a minute (last error: %v)", args[0], args[1], err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // freeLoopbackPort is a loopback TCP port free a moment ago.

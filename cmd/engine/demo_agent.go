@@ -182,3 +182,33 @@ func demoEnv(env []string) []string {
 	}
 	return out
 }
+
+// runDemoModel is `engine demo-model --listen ADDR`, not a verb: the agent
+// demo's fake model server alone (the same scripted model, OpenAI Chat
+// Completions at http://ADDR/v1, no key) until interrupted, for a CLI
+// script that types engine agent as the guides show it. Stopped, it says
+// how many requests it answered and whether any turn was sent twice.
+func runDemoModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("demo-model", stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "the loopback address to serve on")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fake := fakeprovider.New(fakeprovider.Config{Script: demoAgentScript, Model: demoAgentModel})
+	url, stop, err := fake.Listen(ctx, *listen)
+	if err != nil {
+		return fmt.Errorf("start the fake model server: %w", err)
+	}
+	defer stop()
+	fmt.Fprintf(stdout, "fake model server on %s/v1 (model %s)\n", url, demoAgentModel)
+	<-ctx.Done()
+	total, per := fake.Count()
+	twice := 0
+	for _, n := range per {
+		if n > 1 {
+			twice++
+		}
+	}
+	fmt.Fprintf(stdout, "answered %d requests; turns sent more than once: %d\n", total, twice)
+	return nil
+}

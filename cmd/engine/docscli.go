@@ -23,10 +23,10 @@ func (c *cliDoc) Write(p []byte) (int, error) { return len(p), nil } // a verb's
 
 func (c *cliDoc) add(name string, fs *flag.FlagSet) { c.sets[name] = fs }
 
-// cliPages is the CLI reference in Markdown, made from the verbs' own flag
-// sets and help: an index (cli.md) and a page a task group
-// (cli/<group>.md), by path under docs/reference.
-func cliPages(ctx context.Context) map[string]string {
+// verbFlagSets are the names of the verbs and subcommands, in the help's
+// order, and each one's flag set, as the verb itself defines it (asked for
+// -h with a cliDoc as its stderr).
+func verbFlagSets(ctx context.Context) ([]string, map[string]*flag.FlagSet) {
 	c := &cliDoc{sets: map[string]*flag.FlagSet{}}
 	var names []string
 	for _, v := range verbs() {
@@ -38,6 +38,14 @@ func cliPages(ctx context.Context) map[string]string {
 	for _, n := range names {
 		_ = run(ctx, append(strings.Fields(n), "-h"), io.Discard, c)
 	}
+	return names, c.sets
+}
+
+// cliPages is the CLI reference in Markdown, made from the verbs' own flag
+// sets and help: an index (cli.md) and a page a task group
+// (cli/<group>.md), by path under docs/reference.
+func cliPages(ctx context.Context) map[string]string {
+	names, sets := verbFlagSets(ctx)
 	const generated = "Generated from the verbs' own flag sets by `go generate ./cmd/engine` (`engine docs-cli`); a\ntest fails when it is stale. `engine help VERB` prints the same.\n"
 	pages := map[string]string{}
 	var index strings.Builder
@@ -54,7 +62,7 @@ func cliPages(ctx context.Context) map[string]string {
 				continue
 			}
 			fmt.Fprintf(&index, "- [engine %s](%s#%s): %s\n", d.name, file, slug("engine "+d.name), d.summary)
-			writeVerb(&b, d, c.sets[n])
+			writeVerb(&b, d, sets[n])
 		}
 		pages[file] = b.String()
 	}

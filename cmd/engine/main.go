@@ -129,6 +129,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] { // processes a verb starts of its own binary, not verbs
 	case "demo-resume":
 		return runDemoResume(ctx, args[1:], stdout, stderr)
+	case "demo-model":
+		return runDemoModel(ctx, args[1:], stdout, stderr)
 	case bench.ProcVerb:
 		return bench.Proc(ctx, args[1:], stdout, stderr)
 	case "docs-cli":
