@@ -36,7 +36,7 @@ func TestCLIScripts(t *testing.T) {
 			if port, err = freeLoopbackPort(); err != nil {
 				return err
 			}
-			env.Setenv("HTTPPORT", fmt.Sprint(port)) // serve --http's
+			env.Setenv("HTTPPORT", fmt.Sprint(port))                             // serve --http's
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config")) // no user file but the script's
 			env.Setenv("USER", "tester")
 			access, err := filepath.Abs(filepath.Join("..", "..", "deploy", "access"))
