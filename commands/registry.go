@@ -143,14 +143,20 @@ func (h *registrar) Install(scope string, tools ...*executor.Tool) {
 // effective returns the effective registry: the process layer overlaid by
 // the location layer's registrations in force. It is rebuilt only when the
 // layer or this host's installs changed; callers must not modify it.
-func (h *registrar) effective() map[string]effectiveTool {
+func (h *registrar) effective() map[string]effectiveTool { return h.effectiveCache().tools }
+
+// effectiveCache is the effective registry with the versions it was built
+// at: the same value until the registry or the installed tools change, so
+// what is computed from it (a run's catalogue) may be kept beside it.
+func (h *registrar) effectiveCache() *registryCache {
 	regVer, instVer := h.proj.RegistryVersion(), h.installVer.Load()
 	if c := h.regCache.Load(); c != nil && c.regVer == regVer && c.instVer == instVer {
-		return c.tools
+		return c
 	}
 	tools, regVer := h.buildEffective()
-	h.regCache.Store(&registryCache{regVer: regVer, instVer: instVer, tools: tools})
-	return tools
+	c := &registryCache{regVer: regVer, instVer: instVer, tools: tools}
+	h.regCache.Store(c)
+	return c
 }
 
 func (h *registrar) buildEffective() (map[string]effectiveTool, uint64) {

@@ -77,7 +77,12 @@ func TestRegistryScopes(t *testing.T) {
 	if err != nil || out.Results[0].Content != "Tool is not installed on this host: lint" {
 		t.Errorf("a registration without an implementation here: %+v, %v", out, err)
 	}
-	// Closing scope b reveals a's registration again.
+	// Closing scope b reveals a's registration again, also to a run whose
+	// catalogue was just materialized unchanged (and is kept beside the
+	// registry it came from).
+	if got := catalogOf(t, h, info.Run)["lint"]; got != "Lint the workspace (v2)." {
+		t.Errorf("catalogue materialized again shows %q, want v2", got)
+	}
 	if _, err := h.CloseScope(ctx, commands.CloseScopeRequest{Scope: "plugin-b"}); err != nil {
 		t.Fatal(err)
 	}

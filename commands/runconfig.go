@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/stepgate/stepgate/events"
@@ -34,6 +35,8 @@ type runConfig struct {
 	// sharedConfig): held so that they stay shared while this run is.
 	converted *policy
 	tools     *map[string]string
+
+	shown atomic.Pointer[shownCatalog] // the catalogue materialize last computed (catalogFor)
 }
 
 // ruleRef returns rule as a verdict records it. A configured rule's record

@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stepgate/stepgate/agent"
+	"github.com/stepgate/stepgate/agent/provider"
+	"github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/commands"
+	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/step"
+)
+
+// baselineAPI is the engine as w8's in-situ baseline sees it: the agent
+// loop's requests with its bookkeeping replaced by the baseline's, a turn's
+// commit published raw and each step submitted straight to the host. The
+// run starts without model settings (a plain run, whose steps need no
+// turn recorded), the catalogue is the first one materialized, and each
+// turn is one raw turn-sized commit on a stream of its own.
+type baselineAPI struct {
+	client.API
+	pub  *step.Publisher
+	msgs []*nats.Msg
+	next int
+	last uint64
+	cat  *client.Catalog
+}
+
+// StartRun starts a plain run: its steps need no turn recorded.
+func (b *baselineAPI) StartRun(ctx context.Context, req client.StartRunRequest) (*client.RunInfo, error) {
+	req.Model = nil
+	return b.API.StartRun(ctx, req)
+}
+
+// Materialize answers with the first catalogue it was given.
+func (b *baselineAPI) Materialize(ctx context.Context, req client.MaterializeRequest) (*client.Catalog, error) {
+	if b.cat != nil {
+		return b.cat, nil
+	}
+	c, err := b.API.Materialize(ctx, req)
+	b.cat = c
+	return c, err
+}
+
+// RecordTurn publishes the next raw turn-sized commit and waits for its
+// acknowledgement.
+func (b *baselineAPI) RecordTurn(ctx context.Context, req client.RecordTurnRequest) (*client.TurnRecord, error) {
+	if b.next == len(b.msgs) {
+		return nil, fmt.Errorf("w8 baseline: more turns than the %d commits made", len(b.msgs))
+	}
+	last, err := publishChain(ctx, b.pub, b.msgs[b.next:b.next+1], b.last)
+	if err != nil {
+		return nil, err
+	}
+	b.next, b.last = b.next+1, last
+	return &client.TurnRecord{Run: req.Run, Turn: req.Turn.Turn}, nil
+}
+
+// w8Baseline is w8's baseline made as a model-driven run makes its steps:
+// tasks runs of the agent loop through baselineAPI, the same turns against
+// the same fake as w8Agent, in one window. Its loopMS is a turn's step and
+// raw commit, each after a model request as the agent's are.
+func w8Baseline(ctx context.Context, o Options, h *commands.Host, ts *timedServer, location string, tasks int) (w8Window, error) {
+	e, err := newRawEnv(ctx, o)
+	if err != nil {
+		return w8Window{}, err
+	}
+	defer e.close()
+	msgs, err := turnMessages(warmup + tasks*(w8Turns+1))
+	if err != nil {
+		return w8Window{}, err
+	}
+	last, err := publishChain(ctx, e.pub, msgs[:warmup], 0)
+	if err != nil {
+		return w8Window{}, err
+	}
+	api := &baselineAPI{API: commands.Wire{Host: h}, pub: e.pub, msgs: msgs[warmup:], last: last}
+	prov, err := provider.New(provider.OpenAI, provider.Options{BaseURL: ts.url + "/v1", RequestTimeout: time.Minute})
+	if err != nil {
+		return w8Window{}, err
+	}
+	tp := &timedProvider{Provider: prov}
+	cfg := agent.Config{API: api, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1}
+	set := events.ModelSettings{Provider: provider.OpenAI, Model: w8Model, BaseURL: ts.url + "/v1", Task: "read notes.txt and list the text files, ten times"}
+	serving0 := ts.serving.Load()
+	start := time.Now()
+	for range tasks {
+		res, err := agent.Start(ctx, cfg, agent.StartRequest{Location: location, Agent: "build", Settings: set})
+		if err != nil {
+			return w8Window{}, err
+		}
+		if res.Cause != events.CauseCompleted || res.Steps != w8Turns {
+			return w8Window{}, fmt.Errorf("w8 baseline: run %s ended %s after %d steps (%s), want completed after %d", res.Run, res.Cause, res.Steps, res.Reason, w8Turns)
+		}
+	}
+	return w8Window{turns: tasks * w8Turns, wall: time.Since(start),
+		serving: time.Duration(ts.serving.Load() - serving0), model: tp.busy}, nil
+}
