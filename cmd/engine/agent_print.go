@@ -9,6 +9,7 @@ import (
 	"github.com/stepgate/stepgate/agent"
 	"github.com/stepgate/stepgate/agent/model"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/render"
 )
 
 // agentPrinter writes what engine agent does: the model's text as it
@@ -76,7 +77,7 @@ func (p *agentPrinter) Turn(run string, n int, t model.Turn) {
 	}
 	p.endLine()
 	for _, c := range t.Calls {
-		fmt.Fprintf(p.w, "  → %s %s %s\n", c.ID, c.Name, oneLine(string(c.Args), 100))
+		fmt.Fprintf(p.w, "  → %s %s %s\n", c.ID, c.Name, render.OneLine(string(c.Args), 100))
 	}
 	fmt.Fprintf(p.w, "  [turn %d: %d tokens in, %d out]\n", n, t.Usage.InputTokens, t.Usage.OutputTokens)
 }
@@ -90,7 +91,7 @@ func (p *agentPrinter) Step(out *sgclient.StepOutcome) {
 	p.endLine()
 	fmt.Fprintf(p.w, "step %d\n", out.Step)
 	for _, r := range out.Results {
-		fmt.Fprintf(p.w, "  %-10s %-10s %-7s %s\n", r.CallID, r.Tool, r.Verdict, oneLine(r.Content, 100))
+		fmt.Fprintf(p.w, "  %-10s %-10s %-7s %s\n", r.CallID, r.Tool, r.Verdict, render.OneLine(r.Content, 100))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -71,7 +72,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			e.close()
 		}
 	}()
-	p := newPrinter(stdout, false)
+	p := render.NewPrinter(stdout, false)
 	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: ws, Project: "demo", Rules: []gate.Rule{
 		{Action: "read", Resource: "secrets/*", Effect: gate.Deny},
 		{Action: "edit", Resource: "*", Effect: gate.Ask},
@@ -80,14 +81,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p.started(info)
+	p.Started(info)
 	say("   rules: the build agent's defaults, plus this run's: deny read secrets/*, ask edit, ask bash \"git push *\"")
 	submit := func(n int, calls ...commands.CallRequest) error {
 		out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: calls})
 		if err != nil {
 			return err
 		}
-		p.step(out)
+		p.Step(out)
 		return nil
 	}
 	if err := submit(1,
@@ -157,7 +158,7 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer e.close()
-	p := newPrinter(stdout, false)
+	p := render.NewPrinter(stdout, false)
 	say("   (process %d) projection loaded from its checkpoint (stream sequence %d); %d commits replayed after it",
 		os.Getpid(), e.host.Proj.Seq(), e.host.Proj.Replayed())
 	page, err := e.host.Tickets(ctx, commands.TicketsRequest{Run: *run})
@@ -183,7 +184,7 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 		say("   %s by demo-operator", map[bool]string{true: "approved once", false: "rejected with feedback"}[res.Approved])
 		if res.Outcome != nil {
 			say("   every ticket of step %d is answered; the approved call ran and the step is final:", res.Step)
-			p.step(res.Outcome)
+			p.Step(res.Outcome)
 		}
 	}
 	out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: *run, Step: *next,
@@ -191,18 +192,18 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	p.step(out)
+	p.Step(out)
 	sum, err := commands.Wire{Host: e.host}.EndRun(ctx, commands.EndRunRequest{Run: *run})
 	if err != nil {
 		return err
 	}
-	p.ended(sum)
+	p.Ended(sum)
 	say("== the run as the rebuilt projection shows it (engine show %s)", *run)
 	d, err := showRun(ctx, commands.Wire{Host: e.host}, *run)
 	if err != nil {
 		return err
 	}
-	timeline(stdout, d, palette{})
+	render.Timeline(stdout, d, render.Palette{})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 )
@@ -41,7 +42,7 @@ func runEnd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		newPrinter(stdout, false).ended(sum)
+		render.NewPrinter(stdout, false).Ended(sum)
 		return nil
 	})
 }

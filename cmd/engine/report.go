@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/stepgate/stepgate/cmd/engine/render"
 )
 
 // runReport is `engine report RUN -o FILE.html`: the run `engine show`
@@ -42,13 +44,13 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // writeReport renders d into path, whole or not at all: the page is
 // written beside it and renamed over it.
-func writeReport(path string, d *showDoc) error {
+func writeReport(path string, d *render.Show) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := renderReport(tmp, d); err != nil {
+	if err := render.Report(tmp, d); err != nil {
 		tmp.Close()
 		return err
 	}

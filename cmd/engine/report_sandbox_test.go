@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	sgclient "github.com/stepgate/stepgate/client"
-	"github.com/stepgate/stepgate/events"
 )
 
 // The report of a run recorded by `engine run` under the sandbox profile
@@ -77,32 +74,4 @@ func TestReportShowsTheSandboxInChromium(t *testing.T) {
 		t.Errorf("the page sent requests besides its file: %v", ext)
 	}
 	b.screenshot(t, "report-sandbox.png", true)
-}
-
-// engine show says the profile a call ran under when it differs from the
-// run's pinned one (a host's --sandbox floor tightened it there), and not
-// when it is the pinned one.
-func TestShowSaysAFlooredCallsProfile(t *testing.T) {
-	rec := &events.SandboxRecord{Mode: "workspace-write", Network: "off", LandlockABI: 7, Namespaces: []string{"user", "mount", "pid", "net"}, Seccomp: true,
-		Profile: &events.SandboxProfile{Mode: "workspace-write", Network: "off"}}
-	for _, tc := range []struct {
-		pinned *events.SandboxProfile
-		want   string
-	}{
-		{nil, "        sandbox workspace-write, network off (the run pinned off: the host's --sandbox floor tightened it)\n"},
-		{&events.SandboxProfile{Mode: "workspace-write", Network: "off"}, ""},
-	} {
-		d := &showDoc{Run: &sgclient.Run{ID: "r", Snapshot: events.RunStarted{Agent: "build", Sandbox: tc.pinned}},
-			Timeline: timelineDoc{Steps: []stepView{{N: 1, Final: true, Calls: []callView{{ID: "c1", Tool: "bash", Verdict: "allow",
-				Result: &resultView{Preview: "ok", Bytes: 2}, Sandbox: rec}}}}}}
-		var b strings.Builder
-		timeline(&b, d, palette{})
-		out := b.String()
-		if !strings.Contains(out, "[2 B, sandbox workspace-write, network off, landlock 7, seccomp, namespaces user mount pid net]\n") {
-			t.Errorf("pinned %v: the call's line does not say what was enforced:\n%s", tc.pinned, out)
-		}
-		if got := strings.Contains(out, "floor tightened it"); got != (tc.want != "") || tc.want != "" && !strings.Contains(out, tc.want) {
-			t.Errorf("pinned %v: show printed\n%s\nwant the line %q", tc.pinned, out, tc.want)
-		}
-	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/render"
+	"github.com/stepgate/stepgate/cmd/engine/render/rendertest"
 	"github.com/stepgate/stepgate/events"
 )
 
@@ -105,8 +106,8 @@ func TestReportInChromium(t *testing.T) {
 	openStep(t, b, 6)
 	args := eval[string](t, b, `document.querySelector("#step-1 details.io pre.args").textContent`)
 	result := eval[string](t, b, `document.querySelector("#step-6 details.io pre.result").textContent`)
-	if whole, _ := resultText(d.Run, 5, 0); !strings.Contains(args, `"text": "hello"`) || result != whole || !strings.Contains(result, "0123456789abcdef") {
-		t.Errorf("collapsed arguments %q and result %q; want step 1's arguments and step 6's whole result", args, oneLine(result, 80))
+	if whole := resultText(d.Run.Steps[5].Calls[0].Result); !strings.Contains(args, `"text": "hello"`) || result != whole || !strings.Contains(result, "0123456789abcdef") {
+		t.Errorf("collapsed arguments %q and result %q; want step 1's arguments and step 6's whole result", args, render.OneLine(result, 80))
 	}
 	if ext := b.externalRequests(file); len(ext) != 0 {
 		t.Errorf("the page requested %v; want nothing beyond its file", ext)
@@ -124,7 +125,7 @@ func TestReportInChromium(t *testing.T) {
 // them as text: no element, no script, no style of theirs reaches the page.
 func TestReportEscapesHostileStrings(t *testing.T) {
 	const evil = `</pre></details><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><style>*{color:red}</style>"'`
-	d := hostileDoc(evil)
+	d := rendertest.Hostile(evil)
 	file := filepath.Join(t.TempDir(), "hostile.html")
 	if err := writeReport(file, d); err != nil {
 		t.Fatal(err)
@@ -155,31 +156,6 @@ func TestReportEscapesHostileStrings(t *testing.T) {
 	}
 }
 
-// hostileDoc is a one-step, one-call run with s in every string a model
-// or a person can put in the log.
-func hostileDoc(s string) *showDoc {
-	args, _ := json.Marshal(map[string]string{"cmd": s})
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	end := now.Add(time.Second)
-	waited := int64(500)
-	profile := &events.SandboxProfile{Mode: s, Network: s, Allow: []string{s}, Writable: []string{s}, Denied: []string{s}, ReadOnly: []string{s}}
-	r := &sgclient.Run{ID: "run-" + s, Status: "ended", Snapshot: events.RunStarted{Agent: s, Project: s, Sandbox: profile}}
-	r.Steps = []sgclient.Step{{N: 1, Final: true, Calls: []sgclient.Call{{ID: "c1", Tool: s,
-		Result: &events.ToolResultRecorded{Parts: []events.Part{{Type: "text", Text: s}}}}}}}
-	return &showDoc{Run: r, Timeline: timelineDoc{Timed: true, Started: &now, Ended: &end, Steps: []stepView{{N: 1, Final: true, Host: s, Calls: []callView{{
-		ID: s, Tool: s, Args: args, Verdict: s, Reason: s, Source: s,
-		Rule:   &events.Rule{Action: s, Resource: s, Effect: s},
-		Ticket: &ticketView{ID: s, Kind: s, Reply: s, Principal: s, By: s, Message: s, WaitedMS: &waited},
-		Grant:  &grantView{ID: s, Principal: s, Found: true},
-		Result: &resultView{Preview: s, Files: []fileView{{Path: s, Bytes: -1}}},
-		State:  []string{s},
-		RanOn:  s,
-		Sandbox: &events.SandboxRecord{Mode: s, Network: s, Namespaces: []string{s}, Profile: profile,
-			Connections: []events.NetConnection{{Form: s, Authority: s, IP: s, Verdict: s, Code: s, Reason: s}}},
-		RequestedAt: &now, ResultAt: &end,
-	}}}}}}
-}
-
 // A 10,000-step run renders in the browser whole: every step and call in
 // the DOM once the page has loaded. How long that takes is logged (the
 // page's navigation timing, from navigation start to the end of the load
@@ -187,7 +163,7 @@ func hostileDoc(s string) *showDoc {
 // failed a first scripts/test on a fresh clone at 3,607 ms against 2,000).
 func TestReportTenThousandStepsRenders(t *testing.T) {
 	const n = 10_000
-	d := bigShowDoc(n)
+	d := rendertest.Big(n)
 	file := filepath.Join(t.TempDir(), "big.html")
 	start := time.Now()
 	if err := writeReport(file, d); err != nil {
@@ -213,40 +189,6 @@ func TestReportTenThousandStepsRenders(t *testing.T) {
 	b.screenshot(t, "report-10000-steps.png", false)
 }
 
-// bigShowDoc is a run of n steps of two calls each (allowed, blocked or
-// confirmed, a ticket every seventh step), a second apart.
-func bigShowDoc(n int) *showDoc {
-	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	r := &sgclient.Run{ID: "01M8P570G07KPDFAMNYVAD1BIG", Status: "ended", Snapshot: events.RunStarted{Agent: "build", Project: "p1"}}
-	tl := timelineDoc{Timed: true, Started: &t0}
-	verdicts := []string{events.VerdictAllow, events.VerdictAllow, events.VerdictBlock, events.VerdictConfirm}
-	for i := range n {
-		at := t0.Add(time.Duration(i) * time.Second)
-		sv := stepView{N: i + 1, Final: true, At: &at}
-		rs := sgclient.Step{N: i + 1, Final: true}
-		for j := range 2 {
-			req, res := at.Add(time.Duration(j)*100*time.Millisecond), at.Add(time.Duration(j)*100*time.Millisecond+300*time.Millisecond)
-			ms := res.Sub(req).Milliseconds()
-			text := fmt.Sprintf("line %d of step %d\n", j, i+1)
-			c := callView{ID: fmt.Sprintf("c%d", j+1), Tool: "bash", Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %d"}`, i)),
-				Verdict: verdicts[(i+j)%len(verdicts)], Rule: &events.Rule{Action: "bash", Resource: "*", Effect: "allow"}, Source: "project config",
-				Result: &resultView{Preview: oneLine(text, 100), Bytes: len(text)}, RequestedAt: &req, ResultAt: &res, DurationMS: &ms}
-			if c.Verdict == events.VerdictConfirm && i%7 == 0 {
-				issued, resolved, waited := req, req.Add(200*time.Millisecond), int64(200)
-				c.Ticket = &ticketView{ID: fmt.Sprintf("t%d", i), Kind: "permission", Reply: events.ReplyOnce, Approved: true, Principal: "alice",
-					IssuedAt: &issued, ResolvedAt: &resolved, WaitedMS: &waited}
-			}
-			sv.Calls = append(sv.Calls, c)
-			rs.Calls = append(rs.Calls, sgclient.Call{ID: c.ID, Tool: c.Tool, Result: &events.ToolResultRecorded{Parts: []events.Part{{Type: "text", Text: text}}}})
-		}
-		tl.Steps = append(tl.Steps, sv)
-		r.Steps = append(r.Steps, rs)
-	}
-	end := t0.Add(time.Duration(n) * time.Second)
-	tl.Ended = &end
-	return &showDoc{Run: r, Timeline: tl}
-}
-
 // `engine report RUN -o FILE --data DIR` writes the page of the recorded
 // run (the same page as rendering its show document); without -o or a
 // run it is a usage error, and an unknown run is run_not_found with no
@@ -260,7 +202,7 @@ func TestReportVerbOverData(t *testing.T) {
 	}
 	stop()
 	var want bytes.Buffer
-	if err := renderReport(&want, d); err != nil {
+	if err := render.Report(&want, d); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "run.html")
@@ -303,6 +245,18 @@ func openStep(t *testing.T, b *browser, n int) {
 	}
 }
 
+// resultText is a result's text parts, one a line: what the page shows of
+// it whole (the fixture's results are under the page's cap).
+func resultText(res *events.ToolResultRecorded) string {
+	var texts []string
+	for _, p := range res.Parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 func isUsage(err error) bool {
 	_, ok := err.(usageError)
 	return ok
@@ -319,7 +273,7 @@ func TestReportVerbOverNATS(t *testing.T) {
 	}
 	stop()
 	var want bytes.Buffer
-	if err := renderReport(&want, d); err != nil {
+	if err := render.Report(&want, d); err != nil {
 		t.Fatal(err)
 	}
 	ctx, url := serveData(t, data)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/gate"
@@ -92,51 +93,51 @@ func runScript(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return cf.with(ctx, stderr, func(api engineAPI) error {
-		p := newPrinter(stdout, *asJSON)
-		p.conn = cf.hint()
+		p := render.NewPrinter(stdout, *asJSON)
+		p.Conn = cf.hint()
 		return drive(ctx, api, commands.StartRunRequest{Agent: *agent, Location: loc, Rules: rules}, steps, !*keepOpen, *wait, p)
 	})
 }
 
 // drive runs a script against api and reports every step to p. A step that
 // awaits a human ends the script (the run stays open) unless wait is set.
-func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, steps []scriptLine, end, wait bool, p *printer) error {
+func drive(ctx context.Context, api engineAPI, start commands.StartRunRequest, steps []scriptLine, end, wait bool, p *render.Printer) error {
 	info, err := api.StartRun(ctx, start)
 	if err != nil {
 		return err
 	}
-	p.started(info)
+	p.Started(info)
 	for i, s := range steps {
 		out, err := api.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: i + 1, Calls: s.Calls})
 		if errors.Is(err, commands.ErrRunNotActive) {
-			p.note(info.Run, "the run has ended (declined by a human): the script stops")
+			p.Note(info.Run, "the run has ended (declined by a human): the script stops")
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
 		}
-		p.step(out)
+		p.Step(out)
 		if out.Final {
 			continue
 		}
 		if !wait {
-			p.note(info.Run, fmt.Sprintf("the run awaits a human: answer with the commands above; the script stops here, and the run stays open (engine end %s%s ends it)", info.Run, p.conn))
+			p.Note(info.Run, fmt.Sprintf("the run awaits a human: answer with the commands above; the script stops here, and the run stays open (engine end %s%s ends it)", info.Run, p.Conn))
 			return nil
 		}
 		if out, err = awaitFinal(ctx, api, commands.AwaitRequest{Run: info.Run, Step: i + 1}); err != nil {
 			return fmt.Errorf("run %s step %d: %w", info.Run, i+1, err)
 		}
-		p.step(out)
+		p.Step(out)
 	}
 	if !end {
-		p.note(info.Run, fmt.Sprintf("the run stays open (engine end %s%s ends it)", info.Run, p.conn))
+		p.Note(info.Run, fmt.Sprintf("the run stays open (engine end %s%s ends it)", info.Run, p.Conn))
 		return nil
 	}
 	sum, err := api.EndRun(ctx, commands.EndRunRequest{Run: info.Run})
 	if err != nil {
 		return err
 	}
-	p.ended(sum)
+	p.Ended(sum)
 	return nil
 }
 

@@ -8,10 +8,11 @@ import (
 	"os"
 
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/render"
 )
 
 // runShow is `engine show RUN`: one run in full, as a timeline a person
-// reads (coloured on a terminal) or, with --json, as a [showDoc].
+// reads (coloured on a terminal) or, with --json, as a [render.Show].
 func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("show", stderr)
 	var cf connFlags
@@ -42,7 +43,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			enc.SetIndent("", "  ")
 			return enc.Encode(d)
 		}
-		timeline(stdout, d, pal)
+		render.Timeline(stdout, d, pal)
 		return nil
 	})
 }
@@ -50,7 +51,7 @@ func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // showRun gathers what show tells of run: the run and what its commits
 // say beyond it (the run_facts endpoint: times, spilled-file sizes, the
 // state each call set, the saved grants its verdicts name).
-func showRun(ctx context.Context, api engineAPI, run string) (*showDoc, error) {
+func showRun(ctx context.Context, api engineAPI, run string) (*render.Show, error) {
 	r, err := api.Show(ctx, sgclient.ShowRequest{Run: run})
 	if err != nil {
 		return nil, err
@@ -59,24 +60,24 @@ func showRun(ctx context.Context, api engineAPI, run string) (*showDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("show %s: what its commits say: %w", run, err)
 	}
-	return buildShow(r, rf.Grants, indexFacts(rf)), nil
+	return render.BuildShow(r, rf.Grants, render.IndexFacts(rf)), nil
 }
 
 // colorFor is the palette --color asks for on out: auto colours only a
 // terminal (a character device).
-func colorFor(mode string, out io.Writer) (palette, error) {
+func colorFor(mode string, out io.Writer) (render.Palette, error) {
 	switch mode {
 	case "always":
-		return palette{on: true}, nil
+		return render.Palette{On: true}, nil
 	case "never":
-		return palette{}, nil
+		return render.Palette{}, nil
 	case "auto":
 		f, ok := out.(*os.File)
 		if !ok {
-			return palette{}, nil
+			return render.Palette{}, nil
 		}
 		st, err := f.Stat()
-		return palette{on: err == nil && st.Mode()&os.ModeCharDevice != 0}, nil
+		return render.Palette{On: err == nil && st.Mode()&os.ModeCharDevice != 0}, nil
 	}
-	return palette{}, usageError{fmt.Sprintf("engine show: --color %q: want auto, always or never", mode)}
+	return render.Palette{}, usageError{fmt.Sprintf("engine show: --color %q: want auto, always or never", mode)}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/projection/fold"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -187,7 +187,7 @@ func TestShowSaysWhichHostRanEachCall(t *testing.T) {
 	}
 	var doc struct {
 		sgclient.Run
-		Timeline timelineDoc `json:"timeline"`
+		Timeline render.TimelineView `json:"timeline"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -216,32 +216,5 @@ func TestShowSaysWhichHostRanEachCall(t *testing.T) {
 	t.Logf("engine report: calls %q", calls)
 	if diff := cmp.Diff([]string{"c1 echo@h1", "c2 work@", "c1 push@h2"}, calls); diff != "" {
 		t.Errorf("where the report says each call ran, call@host (-want +got):\n%s", diff)
-	}
-}
-
-// The results the engine records for an allowed call it settled without
-// starting it say so as the run's fold reads them: show never says such
-// a call ran anywhere.
-func TestShowNeverSaysACallThatDidNotStartRan(t *testing.T) {
-	for _, text := range []string{commands.LeaseLostResult, fold.NotRunPrefix + context.Canceled.Error()} {
-		r := fold.Run{}
-		for i, c := range []*events.Commit{
-			{ID: "c1", Run: "R", Kind: events.KindStart, Host: "h1", Events: []events.Event{events.RunStarted{Agent: "build"}}},
-			{ID: "c2", Run: "R", Step: 1, Kind: events.KindDecide, Host: "h1", Prev: "c1", Events: []events.Event{
-				events.ToolCallRequested{CallID: "a", Tool: "bash"}, events.PermissionDecided{CallID: "a", Verdict: events.VerdictAllow},
-				events.ToolCallStarted{CallID: "a", Attempt: 1}}},
-			{ID: "c3", Run: "R", Step: 1, Kind: events.KindSettle, Host: "h1", Prev: "c2", Events: []events.Event{
-				events.ToolResultRecorded{CallID: "a", IsError: true, Parts: []events.Part{{Type: "text", Text: text}}},
-				events.StepFinalized{Calls: 1}}},
-		} {
-			if err := r.Apply(uint64(i+1), c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var b bytes.Buffer
-		timeline(&b, buildShow(commands.WireRun(&r), nil, nil), palette{})
-		if strings.Contains(b.String(), "ran on") {
-			t.Errorf("a call settled with %q: show says\n%s", text, b.String())
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 )
 
@@ -27,9 +28,9 @@ func TestShowRecordedRunGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, colored bytes.Buffer
-	timeline(&text, d, palette{})
+	render.Timeline(&text, d, render.Palette{})
 	golden(t, "show_recorded.golden", []byte(norm.Replace(text.String())))
-	timeline(&colored, d, palette{on: true})
+	render.Timeline(&colored, d, render.Palette{On: true})
 	golden(t, "show_recorded_color.golden", []byte(norm.Replace(colored.String())))
 	// The catalogue is every built-in tool's schema: the tools' own
 	// business, not the timeline's (its fingerprint stays).
@@ -88,13 +89,13 @@ func TestShowColorFlag(t *testing.T) {
 		on   bool
 	}{{"auto", f, false}, {"auto", w, false}, {"auto", &bytes.Buffer{}, false}, {"always", f, true}, {"never", f, false}} {
 		p, err := colorFor(c.mode, c.out)
-		if err != nil || p.on != c.on {
-			t.Errorf("--color %s on %T: colour %v, %v; want %v", c.mode, c.out, p.on, err, c.on)
+		if err != nil || p.On != c.on {
+			t.Errorf("--color %s on %T: colour %v, %v; want %v", c.mode, c.out, p.On, err, c.on)
 		}
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
-		if p, _ := colorFor("auto", tty); !p.on {
+		if p, _ := colorFor("auto", tty); !p.On {
 			t.Error("--color auto on a terminal: no colour")
 		}
 	}
@@ -127,7 +128,7 @@ func TestShowVerbOverData(t *testing.T) {
 	if err := runShow(context.Background(), []string{"--data", data, "--json", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("engine show --json: %v\n%s", err, stderr.String())
 	}
-	var got showDoc
+	var got render.Show
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}

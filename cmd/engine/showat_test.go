@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -62,14 +63,14 @@ func grantRun(t *testing.T, ctx context.Context, e *embedded) (runID, grant stri
 
 // showAtJSON is `engine show RUN --at STEP --json` with the connection
 // flags given, decoded.
-func showAtJSON(t *testing.T, ctx context.Context, conn []string, runID string, at string) *atView {
+func showAtJSON(t *testing.T, ctx context.Context, conn []string, runID string, at string) *render.AtView {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	args := append(append([]string{"show"}, conn...), "--at", at, "--json", runID)
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("show --at %s: %v\n%s", at, err, stderr.String())
 	}
-	v := new(atView)
+	v := new(render.AtView)
 	if err := json.Unmarshal(stdout.Bytes(), v); err != nil {
 		t.Fatalf("show --at %s --json: %v\n%s", at, err, stdout.String())
 	}

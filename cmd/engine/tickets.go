@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 )
@@ -72,7 +73,7 @@ func printTickets(stdout io.Writer, ts []commands.TicketView) {
 		if t.Deadline != nil {
 			deadline = "  until " + t.Deadline.Format("2006-01-02 15:04:05Z07:00")
 		}
-		fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, oneLine(string(t.Args), 60), deadline)
+		fmt.Fprintf(stdout, "%s  %-10s %-8s run %s step %d  %s%s\n", t.ID, t.Kind, t.Tool, t.Run, t.Step, render.OneLine(string(t.Args), 60), deadline)
 		if t.Reason != "" {
 			fmt.Fprintf(stdout, "    %s\n", t.Reason)
 		}
@@ -177,9 +178,9 @@ func printReply(stdout io.Writer, req commands.ReplyRequest, res *commands.Reply
 		fmt.Fprintln(stdout, "no new grant saved (the project had it, the call always asks, or a copy of this reply sent before a reconnect saved it): see engine grants")
 	}
 	if res.Outcome != nil {
-		p := newPrinter(stdout, false)
-		p.conn = conn
-		p.step(res.Outcome)
+		p := render.NewPrinter(stdout, false)
+		p.Conn = conn
+		p.Step(res.Outcome)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/cmd/engine/httpguard"
+	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/cmd/engine/web"
 	"github.com/stepgate/stepgate/config"
 )
@@ -142,5 +143,5 @@ func webRunPage(ctx context.Context, out io.Writer, api sgclient.API, run string
 	if err != nil {
 		return err
 	}
-	return renderReport(out, d)
+	return render.Report(out, d)
 }

@@ -1,9 +1,12 @@
-package main
+package render_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stepgate/stepgate/cmd/engine/render"
+	"github.com/stepgate/stepgate/cmd/engine/render/rendertest"
 )
 
 // Whatever string a run holds in every field, the page renders and its
@@ -16,7 +19,7 @@ func FuzzReportEscapes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var b bytes.Buffer
-		if err := renderReport(&b, hostileDoc(s)); err != nil {
+		if err := render.Report(&b, rendertest.Hostile(s)); err != nil {
 			t.Fatalf("render: %v", err)
 		}
 		page := strings.ToLower(b.String())

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 // timelineModel writes the agent settings of a run a model drives (engine
 // agent): provider, model, endpoint and task.
-func timelineModel(w io.Writer, r *sgclient.Run, p palette) {
+func timelineModel(w io.Writer, r *sgclient.Run, p Palette) {
 	m := r.Snapshot.Model
 	if m == nil {
 		return
@@ -25,15 +25,15 @@ func timelineModel(w io.Writer, r *sgclient.Run, p palette) {
 		out += t.Usage.OutputTokens
 	}
 	fmt.Fprintf(w, "  model %s %s%s  %d turns, %d tokens in, %d out\n", m.Provider, p.paint(ansiBold, m.Model), where, len(r.Turns), in, out)
-	fmt.Fprintf(w, "  task %s\n", oneLine(m.Task, 200))
+	fmt.Fprintf(w, "  task %s\n", OneLine(m.Task, 200))
 }
 
 // timelineTurn writes model turn t: its text, its stop reason and its
 // token usage (its calls are the step of its number).
-func timelineTurn(w io.Writer, t events.ModelTurnRecorded, p palette) {
+func timelineTurn(w io.Writer, t events.ModelTurnRecorded, p Palette) {
 	fmt.Fprintf(w, "  turn %d  %s\n", t.Turn, p.paint(ansiDim, fmt.Sprintf("[%s, %d tokens in, %d out, %d calls]", t.Stop, t.Usage.InputTokens, t.Usage.OutputTokens, len(t.Calls))))
 	if t.Text != "" {
-		fmt.Fprintf(w, "    %s\n", oneLine(t.Text, 200))
+		fmt.Fprintf(w, "    %s\n", OneLine(t.Text, 200))
 	}
 }
 

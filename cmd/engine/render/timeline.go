@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -10,43 +10,12 @@ import (
 	"github.com/stepgate/stepgate/projection"
 )
 
-// palette colours a timeline: ANSI on a terminal, nothing otherwise.
-type palette struct{ on bool }
-
-const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiDim    = "\x1b[2m"
-	ansiRed    = "\x1b[31m"
-	ansiGreen  = "\x1b[32m"
-	ansiYellow = "\x1b[33m"
-)
-
-func (p palette) paint(code, s string) string {
-	if !p.on || s == "" {
-		return s
-	}
-	return code + s + ansiReset
-}
-
-// verdict colours a verdict or a ticket's reply: green what let the call
-// run, red what refused it, yellow what waited or lapsed.
-func (p palette) verdict(v string) string {
-	switch v {
-	case events.VerdictAllow, events.ReplyOnce, events.ReplyAlways, events.ReplyAnswer, events.ResolvedAuto:
-		return p.paint(ansiGreen, v)
-	case events.VerdictBlock, events.VerdictReject, events.ResolvedCascade:
-		return p.paint(ansiRed, v)
-	}
-	return p.paint(ansiYellow, v)
-}
-
-// timeline prints a run as a person reads it: every step, every call with
+// Timeline prints a run as a person reads it: every step, every call with
 // its verdict, the rule that decided and its layer (or the saved grant),
 // its ticket and how it was answered, its result with its size, the host
 // that ran it and spilled files, the state it set and how long it took;
 // then the todos.
-func timeline(w io.Writer, d *showDoc, p palette) {
+func Timeline(w io.Writer, d *Show, p Palette) {
 	r := d.Run
 	status := r.Status
 	if r.End != nil {
@@ -92,8 +61,8 @@ func timeline(w io.Writer, d *showDoc, p palette) {
 	timelineTodos(w, tl.Todos)
 }
 
-func timelineCall(w io.Writer, c callView, pinned *events.SandboxProfile, p palette) {
-	fmt.Fprintf(w, "    %s %s %s\n", c.ID, p.paint(ansiBold, c.Tool), oneLine(string(c.Args), 80))
+func timelineCall(w io.Writer, c CallView, pinned *events.SandboxProfile, p Palette) {
+	fmt.Fprintf(w, "    %s %s %s\n", c.ID, p.paint(ansiBold, c.Tool), OneLine(string(c.Args), 80))
 	if c.Verdict != "" {
 		rule := ""
 		if c.Rule != nil {
@@ -151,7 +120,7 @@ func timelineCall(w io.Writer, c callView, pinned *events.SandboxProfile, p pale
 }
 
 // grantLine names the saved approval that allowed a call.
-func grantLine(g *grantView) string {
+func grantLine(g *GrantView) string {
 	if !g.Found {
 		return "grant: none saved now (revoked since?)"
 	}
@@ -169,7 +138,7 @@ func grantLine(g *grantView) string {
 }
 
 // ticketLine describes how a ticket was answered, for a timeline.
-func ticketLine(t *ticketView, p palette) string {
+func ticketLine(t *TicketView, p Palette) string {
 	if t.Reply == "" {
 		return ": " + p.paint(ansiYellow, "pending")
 	}
@@ -184,16 +153,16 @@ func ticketLine(t *ticketView, p palette) string {
 		s += " after " + span(time.Duration(*t.WaitedMS)*time.Millisecond)
 	}
 	if t.Message != "" {
-		s += ": " + oneLine(t.Message, 60)
+		s += ": " + OneLine(t.Message, 60)
 	}
 	if t.EditedArgs != nil {
-		s += "; arguments edited to " + oneLine(string(t.EditedArgs), 80) + " (the model's: " + oneLine(string(t.OriginalArgs), 80) + ")"
+		s += "; arguments edited to " + OneLine(string(t.EditedArgs), 80) + " (the model's: " + OneLine(string(t.OriginalArgs), 80) + ")"
 	}
 	return s
 }
 
 // timelineTodos prints the run's current todo list, when it has one.
-func timelineTodos(w io.Writer, t *todosView) {
+func timelineTodos(w io.Writer, t *TodosView) {
 	if t == nil {
 		return
 	}
@@ -205,59 +174,4 @@ func timelineTodos(w io.Writer, t *todosView) {
 	for line := range strings.Lines(t.Items.Checklist()) {
 		fmt.Fprintf(w, "    %s", line)
 	}
-}
-
-// stamp is a time as a timeline shows it: UTC, to the millisecond.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// span is a duration rounded to the millisecond.
-func span(d time.Duration) string { return d.Round(time.Millisecond).String() }
-
-// size is a byte count as a person reads it.
-func size(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
-}
-
-// sandboxFact says what the sandbox enforced on a call: its mode, network,
-// Landlock's ABI, seccomp, the namespaces it entered.
-func sandboxFact(sb *events.SandboxRecord) string {
-	s := "sandbox " + sb.Mode + ", network " + sb.Network
-	if sb.LandlockABI > 0 {
-		s += fmt.Sprintf(", landlock %d", sb.LandlockABI)
-	}
-	if sb.Seccomp {
-		s += ", seccomp"
-	}
-	if len(sb.Namespaces) > 0 {
-		s += ", namespaces " + strings.Join(sb.Namespaces, " ")
-	}
-	if sb.Refused != nil {
-		s += ", refused " + sb.Refused.Kind
-	}
-	if sb.Escalated != "" {
-		s += ", escalated by " + sb.Escalated
-	}
-	return s
-}
-
-// pinnedText is a run's pinned profile as a line ("off" for none).
-func pinnedText(p *events.SandboxProfile) string {
-	if p == nil {
-		return "off"
-	}
-	return p.String()
-}
-
-// suffix is s when ok, else "".
-func suffix(s string, ok bool) string {
-	if ok {
-		return s
-	}
-	return ""
 }

@@ -1,39 +1,16 @@
-package main
+package render
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
-	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/events"
 )
-
-//go:embed report_tmpl.html
-var reportTemplateText string
-
-// reportScript is the page's only script: it opens a step's arguments
-// and results. The page's Content-Security-Policy allows it by its hash
-// and nothing else: no other script, no request of any kind.
-//
-//go:embed report.js
-var reportScript string
-
-// reportCSP is the page's Content-Security-Policy, computed when a page
-// is first rendered.
-var reportCSP = sync.OnceValue(func() string {
-	sum := sha256.Sum256([]byte(reportScript))
-	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; form-action 'none'; base-uri 'none'"
-})
 
 // reportResultCap bounds the result text one call shows in the page; the
 // rest is in `engine show --json`.
@@ -43,7 +20,7 @@ const reportResultCap = 16 << 10
 // what the page adds to it (the chart's geometry, pretty arguments, the
 // full result text, the tickets in one table).
 type reportPage struct {
-	Doc *showDoc
+	Doc *Show
 	// CSP and Script are the page's policy and its script.
 	CSP     string
 	Script  template.JS
@@ -60,12 +37,12 @@ type reportPage struct {
 }
 
 type reportStep struct {
-	*stepView
+	*StepView
 	Calls []reportCall
 }
 
 type reportCall struct {
-	*callView
+	*CallView
 	Step  int
 	Class string
 	// Bar and Wait place the call's run and its ticket's wait on the
@@ -78,8 +55,8 @@ type reportCall struct {
 
 type reportTicket struct {
 	Step   int
-	Call   *callView
-	Ticket *ticketView
+	Call   *CallView
+	Ticket *TicketView
 }
 
 type reportCount struct {
@@ -118,37 +95,7 @@ func connClass(v string) string {
 	return "v-block"
 }
 
-// reportTemplate is the page's template, parsed when a page is first
-// rendered (not at every start of the binary). It is embedded: a parse
-// error is a defect of the build, which the report's tests meet.
-var reportTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"stamp":      func(t *time.Time) string { return stamp(*t) },
-		"ms":         func(n *int64) string { return span(time.Duration(*n) * time.Millisecond) },
-		"size":       size,
-		"isize":      func(n int) string { return size(int64(n)) },
-		"grantLine":  grantLine,
-		"ticketLine": func(t *ticketView) string { return strings.TrimPrefix(ticketLine(t, palette{}), ": ") },
-		"replyClass": replyClass,
-		"connClass":  connClass,
-		"join":       func(s []string) string { return strings.Join(s, " ") },
-		"checklist":  func(t *todosView) string { return t.Items.Checklist() },
-	}).Parse(reportTemplateText))
-})
-
-// renderReport writes d as the report's HTML page.
-func renderReport(w io.Writer, d *showDoc) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := reportTemplate().Execute(bw, buildReportPage(d)); err != nil {
-		return fmt.Errorf("report: render: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}
-
-func buildReportPage(d *showDoc) *reportPage {
+func buildReportPage(d *Show) *reportPage {
 	p := &reportPage{Doc: d, Status: d.Status, CSP: reportCSP(), Script: template.JS(reportScript)}
 	for _, t := range d.Turns {
 		p.Usage.InputTokens += t.Usage.InputTokens
@@ -164,10 +111,10 @@ func buildReportPage(d *showDoc) *reportPage {
 	counts := map[string]int{}
 	for i := range d.Timeline.Steps {
 		s := &d.Timeline.Steps[i]
-		rs := reportStep{stepView: s}
+		rs := reportStep{StepView: s}
 		for j := range s.Calls {
 			c := &s.Calls[j]
-			rc := reportCall{callView: c, Step: s.N, Class: verdictClass(c.Verdict), Args: prettyArgs(c.Args)}
+			rc := reportCall{CallView: c, Step: s.N, Class: verdictClass(c.Verdict), Args: prettyArgs(c.Args)}
 			rc.ResultText, rc.Truncated = resultText(d.Run, i, j)
 			if p.Window > 0 {
 				rc.Bar = bar(start, p.Window, c.RequestedAt, c.ResultAt)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"time"
@@ -14,9 +14,10 @@ type callKey struct {
 	id   string
 }
 
-// logFacts is what a run's commits say beyond its projection (the
-// run_facts endpoint's answer), indexed for the timeline.
-type logFacts struct {
+// Facts is what a run's commits say beyond its projection (the
+// run_facts endpoint's answer: commit times, the state each call set,
+// spilled-file sizes), indexed for [BuildShow]; make it with [IndexFacts].
+type Facts struct {
 	first, last *time.Time
 	stepAt      map[int]*time.Time // a step's first commit
 	requested   map[callKey]time.Time
@@ -27,9 +28,9 @@ type logFacts struct {
 	files       map[string]int64
 }
 
-// indexFacts indexes the engine's answer for the timeline.
-func indexFacts(rf *sgclient.RunFacts) *logFacts {
-	f := &logFacts{first: rf.Started, last: rf.Ended, stepAt: map[int]*time.Time{}, requested: map[callKey]time.Time{}, result: map[callKey]time.Time{},
+// IndexFacts indexes the engine's run_facts answer for [BuildShow].
+func IndexFacts(rf *sgclient.RunFacts) *Facts {
+	f := &Facts{first: rf.Started, last: rf.Ended, stepAt: map[int]*time.Time{}, requested: map[callKey]time.Time{}, result: map[callKey]time.Time{},
 		state: map[callKey][]string{}, issued: map[string]time.Time{}, resolved: map[string]time.Time{}, files: map[string]int64{}}
 	for _, s := range rf.Steps {
 		f.stepAt[s.Step] = &s.At
