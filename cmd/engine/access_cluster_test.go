@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 )
 
@@ -105,7 +106,7 @@ func TestAccessCluster(t *testing.T) {
 	data := t.TempDir()
 	for host == nil { // the cluster elects its JetStream leader first
 		actx, acancel := context.WithTimeout(ctx, 2*time.Second) // a request before the election is not answered
-		host, err = startHost(actx, nc, hostOptions{dataDir: data, hostName: "h1", log: log, testTools: true, replicas: 3})
+		host, err = hosting.StartHost(actx, nc, hosting.Options{Version: version(), DataDir: data, HostName: "h1", Log: log, TestTools: true, Replicas: 3})
 		acancel()
 		if err != nil {
 			if ctx.Err() != nil {

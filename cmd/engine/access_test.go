@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/cmd/engine/service"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/step"
@@ -24,7 +25,7 @@ const accessFile = "../../deploy/access/accounts.conf"
 // guarded is an embedded engine that enforces accessFile, serving the
 // stepgate service as the engine user.
 type guarded struct {
-	e *embedded
+	e *hosting.Embedded
 }
 
 // setPasswords sets the passwords accessFile reads from the environment.
@@ -61,16 +62,16 @@ func serveBoundTo(t *testing.T, file, engineUser, listen string, bind *service.B
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true, listen: listen,
-		authFile: file, clientOpts: []nats.Option{nats.UserInfo(engineUser, "pw-"+engineUser)}})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: t.TempDir(), HostName: "h1", Log: log, TestTools: true, Listen: listen,
+		AuthFile: file, ClientOptions: []nats.Option{nats.UserInfo(engineUser, "pw-"+engineUser)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
-	stop, err := serveAPIBound(svcCtx, e.nc, e.host, version(), log, bind)
+	stop, err := serveAPIBound(svcCtx, e.Conn, e.Host, version(), log, bind)
 	if err != nil {
 		svcCancel()
-		_ = e.close()
+		_ = e.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -78,7 +79,7 @@ func serveBoundTo(t *testing.T, file, engineUser, listen string, bind *service.B
 		if err := stop(); err != nil {
 			t.Error(err)
 		}
-		_ = e.close()
+		_ = e.Close()
 	})
 	return &guarded{e: e}
 }
@@ -101,7 +102,7 @@ func (g *guarded) asRole(t *testing.T, user, roleName string) *role {
 	t.Helper()
 	r := &role{errs: make(chan error, 64)}
 	var err error
-	r.nc, err = g.e.srv.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX."+roleName),
+	r.nc, err = g.e.Server.Connect(nats.UserInfo(user, "pw-"+user), nats.CustomInboxPrefix("_INBOX."+roleName),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			select {
 			case r.errs <- err:
@@ -179,7 +180,7 @@ func TestAccessRoles(t *testing.T) {
 	}
 	agent.refused(t, "stepgate.tickets")
 
-	last, err := g.e.host.Log.LastSeq(ctx)
+	last, err := g.e.Host.Log.LastSeq(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,21 +195,21 @@ func TestAccessRoles(t *testing.T) {
 	agent.refused(t, "$JS.API.STREAM.MSG.DELETE."+step.DefaultStream)
 	// Nor can it take the engine's lease over (which would stop the engine
 	// from starting calls until it held it again).
-	leases, err := step.OpenLeases(ctx, mustJS(t, g.e.nc), g.e.host.Log)
+	leases, err := step.OpenLeases(ctx, mustJS(t, g.e.Conn), g.e.Host.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := leases.Get(ctx, g.e.hostName)
+	held, err := leases.Get(ctx, g.e.HostName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaseSubject := "$KV." + leases.Bucket() + "." + step.LeaseKey(g.e.hostName)
-	forged, _ := step.EncodeLease(step.Lease{Host: g.e.hostName, State: step.LeaseTaken, By: "agent"})
+	leaseSubject := "$KV." + leases.Bucket() + "." + step.LeaseKey(g.e.HostName)
+	forged, _ := step.EncodeLease(step.Lease{Host: g.e.HostName, State: step.LeaseTaken, By: "agent"})
 	if err := agent.nc.Publish(leaseSubject, forged); err != nil {
 		t.Fatal(err)
 	}
 	agent.refused(t, leaseSubject)
-	if now, err := leases.Get(ctx, g.e.hostName); err != nil || now.By != g.e.hostName || now.Revision < held.Revision {
+	if now, err := leases.Get(ctx, g.e.HostName); err != nil || now.By != g.e.HostName || now.Revision < held.Revision {
 		t.Fatalf("the engine's lease after the agent's forged takeover: %+v, %v", now, err)
 	}
 	if _, err := agent.nc.SubscribeSync("stepgate.submit_step"); err != nil {
@@ -219,10 +220,10 @@ func TestAccessRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent.refused(t, "_INBOX.approver.>") // nor read another role's answers
-	if now, err := g.e.host.Log.LastSeq(ctx); err != nil || now != last {
+	if now, err := g.e.Host.Log.LastSeq(ctx); err != nil || now != last {
 		t.Fatalf("stream last sequence %d (%v), was %d", now, err, last)
 	}
-	js, err := jetstream.New(g.e.nc) // the engine's own view
+	js, err := jetstream.New(g.e.Conn) // the engine's own view
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,4 +344,13 @@ func mustJS(t *testing.T, nc *nats.Conn) jetstream.JetStream {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// serveAPIBound is serveAPI binding runs to principals when bind is set
+// (see service.ServeBound), as a served host's service does.
+func serveAPIBound(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger, bind *service.Binding) (stop func() error, err error) {
+	if bind == nil {
+		return serveAPI(ctx, nc, h, version, log)
+	}
+	return service.ServeBound(ctx, nc, h, version, log, *bind)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stepgate/stepgate/agent"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 )
@@ -52,7 +53,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := logger(stderr)
-	tp, stopTracing, err := newTracing(ctx, os.Getenv)
+	tp, stopTracing, err := hosting.NewTracing(ctx, os.Getenv, version())
 	if err != nil {
 		return err
 	}

@@ -28,19 +28,21 @@ func (a *agentFlags) open(ctx context.Context, cf *connFlags, log *slog.Logger) 
 		}
 		return &agentBackend{api: b.api, close: b.close, hint: cf.hint()}, nil
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: cf.data, listen: a.listen, log: log, testTools: cf.testTools, sandbox: cf.sandbox, tracer: cf.tracer})
+	o := embeddedOptions(cf, log)
+	o.Listen = a.listen
+	e, err := startEmbedded(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", cf.data, err)
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	stop, err := serveAPI(sctx, e.nc, e.host, version(), log)
+	stop, err := serveAPI(sctx, e.Conn, e.Host, version(), log)
 	if err != nil {
 		cancel()
-		return nil, errors.Join(err, e.close())
+		return nil, errors.Join(err, e.Close())
 	}
 	closeAll := func() error {
 		cancel()
-		return errors.Join(stop(), e.close())
+		return errors.Join(stop(), e.Close())
 	}
-	return &agentBackend{api: commands.Wire{Host: e.host}, close: closeAll, hint: " --nats " + shellQuote(e.srv.ClientURL())}, nil
+	return &agentBackend{api: commands.Wire{Host: e.Host}, close: closeAll, hint: " --nats " + shellQuote(e.Server.ClientURL())}, nil
 }

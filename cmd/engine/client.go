@@ -30,12 +30,3 @@ func newClient(nc *nats.Conn, timeout time.Duration) *client {
 func serveAPI(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger) (stop func() error, err error) {
 	return service.Serve(ctx, nc, h, version, log)
 }
-
-// serveAPIBound is serveAPI binding runs to principals when bind is set
-// (see service.ServeBound).
-func serveAPIBound(ctx context.Context, nc *nats.Conn, h *commands.Host, version string, log *slog.Logger, bind *service.Binding) (stop func() error, err error) {
-	if bind == nil {
-		return serveAPI(ctx, nc, h, version, log)
-	}
-	return service.ServeBound(ctx, nc, h, version, log, *bind)
-}

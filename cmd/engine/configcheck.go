@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"io"
 	"maps"
 	"path/filepath"
@@ -168,12 +169,7 @@ const defaultData = "stepgate-data"
 
 // loader is the configuration this binary reads: the built-in agents, the
 // user's file and the location's project file.
-func loader(dataDir string) config.Loader {
-	if abs, err := filepath.Abs(dataDir); err == nil {
-		dataDir = abs
-	}
-	return config.Loader{UserFile: config.UserFile(), ToolOutputDir: filepath.Join(dataDir, "tool-output")}
-}
+func loader(dataDir string) config.Loader { return hosting.Loader(dataDir) }
 
 // printSandbox says the agent's sandbox profile (before a host's --sandbox
 // floor) and what this host can enforce, so that a profile the host cannot

@@ -8,19 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	sgclient "github.com/stepgate/stepgate/client"
-	"github.com/stepgate/stepgate/cmd/engine/service"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/config"
-	"github.com/stepgate/stepgate/executor"
-	"github.com/stepgate/stepgate/executor/builtin"
-	"github.com/stepgate/stepgate/gate"
-	"github.com/stepgate/stepgate/step"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -135,187 +128,11 @@ func (f *connFlags) dialClient(log *slog.Logger, opts ...sgclient.Option) (*clie
 	return sgclient.Dial(f.natsURL, append([]sgclient.Option{sgclient.WithNATSOptions(nopts...), sgclient.WithTimeout(f.timeout)}, opts...)...)
 }
 
-// tools is the process layer this binary installs; withTest adds the test
-// tools (engine serve --test-tools). websearch is installed only when the
-// user configuration file names a search endpoint (websearch.endpoint): the
-// catalogue is the host's, so a project file's endpoint does not install it.
-func tools(withTest bool, userFile string) (*executor.Registry, error) {
-	ts, err := builtin.Tools()
-	if err != nil {
-		return nil, err
-	}
-	if userFile != "" {
-		f, err := config.Load(userFile, gate.SourceUser)
-		if err != nil {
-			return nil, err
-		}
-		if f != nil && f.WebsearchEndpoint != "" {
-			ws, err := builtin.Websearch(f.WebsearchEndpoint)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", userFile, err)
-			}
-			ts = append(ts, ws)
-		}
-	}
-	if withTest {
-		more, err := builtin.TestTools()
-		if err != nil {
-			return nil, err
-		}
-		ts = append(ts, more...)
-	}
-	return executor.NewRegistry(ts...)
-}
-
-// embedded is an engine host on an embedded server, in this process.
-type embedded struct {
-	srv     *step.Embedded
-	nc      *nats.Conn
-	host    *commands.Host
-	release func() error // the data directory's lock
-	// hostName is the name the host commits under.
-	hostName string
-}
-
-// hostOptions configure a host started by this binary.
-type hostOptions struct {
-	dataDir   string
-	listen    string // embedded server listener, "" for none
-	sync      string
-	replicas  int
-	hostName  string // "" for the data directory's identity (see hostIdentity)
-	hostFlag  bool   // hostName came from --host: stored as the identity if there is none yet, warned about if it differs
-	log       *slog.Logger
-	testTools bool
-	// sandbox is the host's floor (--sandbox), and secretFiles the files
-	// of its own credentials (password, credentials, TLS key), denied to
-	// every sandboxed command.
-	sandbox     sandboxFlag
-	secretFiles []string
-	limits      stepLimits
-	metrics     commands.Metrics // nil for none
-	// tracer traces the host's calls, commits and waits (nil for none);
-	// traceContent records arguments and results on the spans.
-	tracer       trace.TracerProvider
-	traceContent bool
-	lease        commands.LeaseConfig
-	// authFile is the embedded server's users and permissions (serve
-	// --auth), and clientOpts the host's own credentials on it.
-	authFile   string
-	clientOpts []nats.Option
-	// locations are the directories the host holds (serve --locations);
-	// forward has it forward what acts on a location another host holds,
-	// and announce its own (serve).
-	locations []string
-	forward   bool
-	// fleet, when set, has the host read its user layer from the cluster's
-	// configuration document as it changes (serve --nats; see fleetConfig);
-	// startHost starts it.
-	fleet *fleetConfig
-}
-
-// startEmbedded starts a server on <data>/nats and a host with its state in
-// <data>/state.
-func startEmbedded(ctx context.Context, o hostOptions) (*embedded, error) {
-	release, err := claim(&o)
-	if err != nil {
-		return nil, err
-	}
-	srv, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: filepath.Join(o.dataDir, "nats"), Listen: o.listen, Sync: o.sync, AuthFile: o.authFile})
-	if err != nil {
-		return nil, errors.Join(err, release())
-	}
-	e := &embedded{srv: srv, release: release, hostName: o.hostName}
-	if e.nc, err = srv.Connect(o.clientOpts...); err != nil {
-		e.close()
-		return nil, err
-	}
-	if e.host, err = startHost(ctx, e.nc, o); err != nil {
-		e.close()
-		return nil, err
-	}
-	return e, nil
-}
-
-func (e *embedded) close() error {
-	var err error
-	if e.host != nil {
-		err = e.host.Close()
-	}
-	if e.nc != nil {
-		e.nc.Close()
-	}
-	e.srv.Shutdown()
-	return errors.Join(err, e.release())
-}
-
-// claim takes o's data directory for this process (its lock) and settles
-// the name the host commits under (o.hostName: the directory's identity
-// unless set). release lets the directory go.
-func claim(o *hostOptions) (release func() error, err error) {
-	if release, err = lockData(o.dataDir); err != nil {
-		return nil, err
-	}
-	if o.hostName != "" && !o.hostFlag {
-		return release, nil // a name of the binary's own (demo, verify): not the directory's
-	}
-	name, note, err := hostIdentity(o.dataDir, o.hostName)
-	if err != nil {
-		return nil, errors.Join(err, release())
-	}
-	if note != "" && o.log != nil {
-		o.log.Warn(note)
-	}
-	o.hostName = name
-	return release, nil
-}
-
-// startHost starts an engine host on nc with its state under o.dataDir.
-func startHost(ctx context.Context, nc *nats.Conn, o hostOptions) (*commands.Host, error) {
-	data, err := filepath.Abs(o.dataDir) // output files and rules name absolute paths
-	if err != nil {
-		return nil, err
-	}
-	o.dataDir = data
-	l := loader(o.dataDir)
-	reg, err := tools(o.testTools, l.UserFile)
-	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	var fwd commands.Forwarder
-	if o.forward {
-		fwd = service.NewForwarder(nc)
-	}
-	policy, secrets := commands.LoaderPolicy(l, o.log), l.Secrets
-	fctx, stopFleet := context.WithCancel(ctx) // the document's watch, for the host's life
-	if fc := o.fleet; fc != nil {
-		if err := fc.start(fctx, js, step.DefaultStream, o.replicas); err != nil {
-			stopFleet()
-			return nil, err
-		}
-		policy, secrets = fc.policy, func() (*config.Secrets, error) { return fc.loader().Secrets() }
-	}
-	h, err := commands.StartHost(ctx, js, reg, commands.HostConfig{
-		StateDir: filepath.Join(o.dataDir, "state"),
-		Stream:   step.StreamConfig{Replicas: o.replicas},
-		Engine: commands.Config{Host: o.hostName, Version: version(), ToolOutputDir: filepath.Join(o.dataDir, "tool-output"), Logger: o.log,
-			Policy: policy, MaxCalls: o.limits.maxCalls, MaxExecutions: o.limits.maxExecutions,
-			Metrics: o.metrics, MCP: commands.MCPOptions{Secrets: secrets}, Tracer: o.tracer, TraceContent: o.traceContent,
-			Locations: o.locations, Forward: fwd,
-			Sandbox: o.sandbox.floor(), SandboxDenied: hostSecrets(o.dataDir, l.UserFile, o.secretFiles)},
-		Projector: projectionOptions(o.log),
-		Lease:     o.lease,
-	})
-	if err != nil {
-		stopFleet() // a host that does not start follows nothing (startHostWaiting tries again)
-		return nil, err
-	}
-	go func() { <-h.Done(); stopFleet() }()
-	return h, nil
+// startEmbedded is hosting.StartEmbedded for this binary: a host of its
+// version.
+func startEmbedded(ctx context.Context, o hosting.Options) (*hosting.Embedded, error) {
+	o.Version = version()
+	return hosting.StartEmbedded(ctx, o)
 }
 
 // backend is an engine a client verb talks to, and how to let go of it.
@@ -342,11 +159,17 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 			return nil, err
 		}
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: f.data, log: log, testTools: f.testTools, sandbox: f.sandbox, tracer: f.tracer})
+	e, err := startEmbedded(ctx, embeddedOptions(f, log))
 	if err != nil {
 		return nil, fmt.Errorf("open the engine on %s (is another engine using it? then use --nats): %w", f.data, err)
 	}
-	return &backend{api: commands.Wire{Host: e.host}, close: e.close}, nil
+	return &backend{api: commands.Wire{Host: e.Host}, close: e.Close}, nil
+}
+
+// embeddedOptions are the options of the host embedded on f's --data: its test
+// tools, floor and tracer.
+func embeddedOptions(f *connFlags, log *slog.Logger) hosting.Options {
+	return hosting.Options{DataDir: f.data, Log: log, TestTools: f.testTools, Sandbox: f.sandbox.floor(), Tracer: f.tracer}
 }
 
 // registerTestTools registers --test-tools, of the verbs that execute on an
@@ -354,26 +177,6 @@ func (f *connFlags) open(ctx context.Context, log *slog.Logger) (*backend, error
 func (f *connFlags) registerTestTools(fs *flag.FlagSet) {
 	fs.BoolVar(&f.testTools, "test-tools", false, "without --nats: also install the test tools echo, echo_fx, wait, wait_fx and append_fx in the embedded engine (for benchmarks and end-to-end tests; never in production)")
 	f.sandbox.register(fs, "without --nats: ")
-}
-
-// hostSecrets are the paths of a host's own secrets that no sandboxed
-// command may read: its data directory (the log's storage, its
-// checkpoints, its identity), the user's file and the files of its
-// credentials.
-func hostSecrets(dataDir, userFile string, files []string) []string {
-	out := []string{dataDir}
-	if userFile != "" {
-		out = append(out, userFile)
-	}
-	for _, f := range files {
-		if f == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(f); err == nil {
-			out = append(out, abs)
-		}
-	}
-	return out
 }
 
 // with opens the engine the flags name, calls fn with it, and lets it go.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
@@ -59,21 +60,21 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	opts := hostOptions{dataDir: filepath.Join(dir, "data"), hostName: "demo-1", log: logger(stderr)}
+	opts := hosting.Options{DataDir: filepath.Join(dir, "data"), HostName: "demo-1", Log: logger(stderr)}
 	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 
-	say("== Stepgate demo: an embedded NATS server in %s", opts.dataDir)
+	say("== Stepgate demo: an embedded NATS server in %s", opts.DataDir)
 	e, err := startEmbedded(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if e != nil {
-			e.close()
+			e.Close()
 		}
 	}()
 	p := render.NewPrinter(stdout, false)
-	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: ws, Project: "demo", Rules: []gate.Rule{
+	info, err := e.Host.StartRun(ctx, commands.StartRunRequest{Location: ws, Project: "demo", Rules: []gate.Rule{
 		{Action: "read", Resource: "secrets/*", Effect: gate.Deny},
 		{Action: "edit", Resource: "*", Effect: gate.Ask},
 		{Action: "bash", Resource: "git push *", Effect: gate.Ask},
@@ -84,7 +85,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	p.Started(info)
 	say("   rules: the build agent's defaults, plus this run's: deny read secrets/*, ask edit, ask bash \"git push *\"")
 	submit := func(n int, calls ...commands.CallRequest) error {
-		out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: calls})
+		out, err := e.Host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: n, Calls: calls})
 		if err != nil {
 			return err
 		}
@@ -103,7 +104,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		demoCall("c6", "bash", map[string]string{"command": "seq 1 5000"})); err != nil {
 		return err
 	}
-	r, err := e.host.Show(ctx, commands.ShowRequest{Run: info.Run})
+	r, err := e.Host.Show(ctx, commands.ShowRequest{Run: info.Run})
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		demoCall("c9", "bash", map[string]string{"command": "git push --force"})); err != nil {
 		return err
 	}
-	err = e.close()
+	err = e.Close()
 	e = nil
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	child := exec.CommandContext(ctx, self, "demo-resume", "--data", opts.dataDir, "--run", info.Run, "--step", "5")
+	child := exec.CommandContext(ctx, self, "demo-resume", "--data", opts.DataDir, "--run", info.Run, "--step", "5")
 	child.Stdout, child.Stderr = stdout, stderr
 	if err := child.Run(); err != nil {
 		return fmt.Errorf("the second engine process: %w", err)
@@ -153,15 +154,15 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: "demo-2", log: logger(stderr)})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: *data, HostName: "demo-2", Log: logger(stderr)})
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.Close()
 	p := render.NewPrinter(stdout, false)
 	say("   (process %d) projection loaded from its checkpoint (stream sequence %d); %d commits replayed after it",
-		os.Getpid(), e.host.Proj.Seq(), e.host.Proj.Replayed())
-	page, err := e.host.Tickets(ctx, commands.TicketsRequest{Run: *run})
+		os.Getpid(), e.Host.Proj.Seq(), e.Host.Proj.Replayed())
+	page, err := e.Host.Tickets(ctx, commands.TicketsRequest{Run: *run})
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if t.Tool == "bash" {
 			req.Reply, req.Message = events.ReplyReject, "no force pushes; open a pull request instead"
 		}
-		res, err := e.host.Reply(ctx, req)
+		res, err := e.Host.Reply(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -187,19 +188,19 @@ func runDemoResume(ctx context.Context, args []string, stdout, stderr io.Writer)
 			p.Step(res.Outcome)
 		}
 	}
-	out, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: *run, Step: *next,
+	out, err := e.Host.SubmitStep(ctx, commands.SubmitStepRequest{Run: *run, Step: *next,
 		Calls: []commands.CallRequest{demoCall("c10", "grep", map[string]string{"pattern": "version ="})}})
 	if err != nil {
 		return err
 	}
 	p.Step(out)
-	sum, err := commands.Wire{Host: e.host}.EndRun(ctx, commands.EndRunRequest{Run: *run})
+	sum, err := commands.Wire{Host: e.Host}.EndRun(ctx, commands.EndRunRequest{Run: *run})
 	if err != nil {
 		return err
 	}
 	p.Ended(sum)
 	say("== the run as the rebuilt projection shows it (engine show %s)", *run)
-	d, err := showRun(ctx, commands.Wire{Host: e.host}, *run)
+	d, err := showRun(ctx, commands.Wire{Host: e.Host}, *run)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 )
@@ -68,12 +69,12 @@ func TestDemoAgent(t *testing.T) {
 		t.Fatal("no run id in the output")
 	}
 	ctx := context.Background()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: filepath.Join(dir, "data"), hostName: "check", log: logger(&stderr)})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: filepath.Join(dir, "data"), HostName: "check", Log: logger(&stderr)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.close()
-	r, err := e.host.Show(ctx, commands.ShowRequest{Run: runID[1]})
+	defer e.Close()
+	r, err := e.Host.Show(ctx, commands.ShowRequest{Run: runID[1]})
 	if err != nil {
 		t.Fatal(err)
 	}

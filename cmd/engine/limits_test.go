@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 )
 
@@ -23,12 +24,12 @@ func TestMaxCallsFlagBoundsAStep(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, limits: limits})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: t.TempDir(), HostName: "h1", Log: log, MaxCalls: limits.maxCalls, MaxExecutions: limits.maxExecutions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.close()
-	info, err := e.host.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
+	defer e.Close()
+	info, err := e.Host.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +40,11 @@ func TestMaxCallsFlagBoundsAStep(t *testing.T) {
 		}
 		return cs
 	}
-	_, err = e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls(4)})
+	_, err = e.Host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls(4)})
 	if got := commands.Code(err); got != commands.CodeInvalidInput {
 		t.Fatalf("a step of 4 calls under --max-calls 3: %v (code %q), want invalid_input", err, got)
 	}
-	if _, err := e.host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls(3)}); err != nil {
+	if _, err := e.Host.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: calls(3)}); err != nil {
 		t.Fatalf("a step of 3 calls under --max-calls 3: %v", err)
 	}
 }

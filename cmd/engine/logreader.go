@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -46,7 +47,7 @@ func (f *connFlags) withLogReader(ctx context.Context, stream string, fn func(lo
 		if err := f.requireEngine(); err != nil {
 			return err
 		}
-		release, err := lockData(f.data)
+		release, err := hosting.LockData(f.data)
 		if err != nil {
 			return fmt.Errorf("open %s (is an engine serving it? then use --nats): %w", f.data, err)
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/stepgate/stepgate/bench"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/executor/sandbox"
-	"github.com/stepgate/stepgate/projection"
 )
 
 func main() {
@@ -240,8 +239,4 @@ func logger(stderr io.Writer) *slog.Logger {
 		}
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-}
-
-func projectionOptions(log *slog.Logger) projection.Options {
-	return projection.Options{Logger: log}
 }

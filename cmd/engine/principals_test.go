@@ -224,7 +224,7 @@ func TestBoundRunsAreTheirPrincipals(t *testing.T) {
 
 	// A run that records no principal, as one started before runs were
 	// bound: nobody's but an overseer's.
-	old, oldTicket := askIn(t, ctx, commands.Wire{Host: g.e.host}, "api")
+	old, oldTicket := askIn(t, ctx, commands.Wire{Host: g.e.Host}, "api")
 	wantNotFound(t, "agent a", runEndpoints(ctx, agentA.client, old, oldTicket, agentEndpoints...))
 	if _, err := operator.client.Show(ctx, commands.ShowRequest{Run: old}); err != nil {
 		t.Fatalf("the operator shows a run without principal: %v", err)

@@ -27,7 +27,7 @@ const patient = 10 * time.Minute
 func TestAccessRefusalSaysSo(t *testing.T) {
 	setPasswords(t)
 	g := serveAsOn(t, accessFile, "engine", "127.0.0.1:0")
-	url := g.e.srv.ClientURL()
+	url := g.e.Server.ClientURL()
 	ctx, cancel := context.WithTimeout(context.Background(), patient)
 	defer cancel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/replay"
@@ -45,28 +46,28 @@ func record(t *testing.T) *recorded {
 	t.Cleanup(cancelSteps)
 	data, ws := t.TempDir(), t.TempDir()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(life, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log, testTools: true})
+	e, err := startEmbedded(life, hosting.Options{DataDir: data, Listen: "127.0.0.1:0", Log: log, TestTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopAPI, err := serveAPI(life, e.nc, e.host, "0.0.0-dev", log)
+	stopAPI, err := serveAPI(life, e.Conn, e.Host, "0.0.0-dev", log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorded{data: data, url: e.srv.ClientURL()}
+	rec := &recorded{data: data, url: e.Server.ClientURL()}
 	closed := false
 	rec.stop = func() {
 		if !closed {
 			closed = true
 			cancel()
 			_ = stopAPI()
-			if err := e.close(); err != nil {
+			if err := e.Close(); err != nil {
 				t.Error(err)
 			}
 		}
 	}
 	t.Cleanup(rec.stop)
-	api := commands.Wire{Host: e.host}
+	api := commands.Wire{Host: e.Host}
 	file := filepath.Join(ws, "f.txt")
 	write := func(s string) {
 		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -24,7 +25,7 @@ import (
 // host on it, both serving the stepgate service, and a client of it whose every request is sent again
 // every 20ms: the copies of one request must act once.
 type twoServed struct {
-	e   *embedded
+	e   *hosting.Embedded
 	h2  *commands.Host
 	url string
 	c   *client
@@ -35,24 +36,24 @@ func serveForTest(t *testing.T) *twoServed {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), listen: "127.0.0.1:0", log: log, testTools: true})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Log: log, TestTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := serveAPI(ctx, e.nc, e.host, "0.0.0-dev", log)
+	stop, err := serveAPI(ctx, e.Conn, e.Host, "0.0.0-dev", log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = stop(); _ = e.close() })
-	s := &twoServed{e: e, url: e.srv.ClientURL()}
+	t.Cleanup(func() { cancel(); _ = stop(); _ = e.Close() })
+	s := &twoServed{e: e, url: e.Server.ClientURL()}
 	// A second host on the same server serves the same service: copies of
 	// a request reach either, so the one not running it answers with the
 	// echo (conflict, ticket resolved, run not active).
-	nc2, err := e.srv.Connect()
+	nc2, err := e.Server.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.h2, err = startHost(ctx, nc2, hostOptions{dataDir: t.TempDir(), hostName: "h2", log: log, testTools: true}); err != nil {
+	if s.h2, err = hosting.StartHost(ctx, nc2, hosting.Options{Version: version(), DataDir: t.TempDir(), HostName: "h2", Log: log, TestTools: true}); err != nil {
 		t.Fatal(err)
 	}
 	stop2, err := serveAPI(ctx, nc2, s.h2, "0.0.0-dev", log)
@@ -73,7 +74,7 @@ func serveForTest(t *testing.T) *twoServed {
 func (s *twoServed) caughtUp(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	last, err := s.e.host.Log.LastSeq(ctx)
+	last, err := s.e.Host.Log.LastSeq(ctx)
 	if err == nil {
 		err = s.h2.Proj.WaitFor(ctx, last)
 	}
@@ -170,7 +171,7 @@ func TestReplyToAResolvedTicketIsReported(t *testing.T) {
 	if err != nil || len(out.Tickets) != 1 {
 		t.Fatalf("%+v %v", out, err)
 	}
-	if _, err := s.e.host.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyReject, Message: "no", Principal: "alice"}); err != nil {
+	if _, err := s.e.Host.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Reply: events.ReplyReject, Message: "no", Principal: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.c.Reply(ctx, commands.ReplyRequest{Ticket: out.Tickets[0].ID, Run: info.Run, Reply: events.ReplyOnce, Principal: "bob"})

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/nats-io/nats.go"
-	group "github.com/oklog/run"
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/step"
@@ -85,9 +82,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := hostOptions{authFile: *auth, clientOpts: clientOpts, dataDir: cf.data, listen: *listen, sync: *sync, replicas: *replicas, hostName: *hostName, hostFlag: *hostName != "", log: log, testTools: *testTools, limits: limits, sandbox: floor, secretFiles: []string{cf.passwordFile, cf.creds, cf.tlsKey},
-		lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, locations: locations, forward: true}
-	tracer, stopTracing, err := newTracing(ctx, os.Getenv)
+	opts := hosting.ServeOptions{
+		Options: hosting.Options{AuthFile: *auth, ClientOptions: clientOpts, DataDir: cf.data, Listen: *listen, Sync: *sync, Replicas: *replicas,
+			HostName: *hostName, OverrideIdentity: *hostName != "", Log: log, Version: version(), TestTools: *testTools,
+			MaxCalls: limits.maxCalls, MaxExecutions: limits.maxExecutions, Sandbox: floor.floor(), SecretFiles: []string{cf.passwordFile, cf.creds, cf.tlsKey},
+			Lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, Locations: locations, Forward: true},
+		MetricsAddr: *metricsAddr, Binding: binding, PublicURL: wf.publicURL,
+	}
+	tracer, stopTracing, err := hosting.NewTracing(ctx, os.Getenv, version())
 	if err != nil {
 		return err
 	}
@@ -96,148 +98,32 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Warn("trace export did not finish", "err", err)
 		}
 	}()
-	opts.tracer = tracer
-	opts.traceContent = *traceContent || envTrue(os.Getenv("STEPGATE_TRACE_CONTENT"))
-	reg := prometheus.NewRegistry() // this host's own: several hosts may share a process
-	if *metricsAddr != "" {
-		m, err := newHostMetrics(reg)
-		if err != nil {
-			return err
-		}
-		opts.metrics = m
-	}
-
-	var (
-		nc    *nats.Conn
-		host  *commands.Host
-		stop  func() error
-		where = cf.natsURL
-	)
-	userConfig := loader(cf.data) // the user layer: the local file, or the fleet's document
+	opts.Tracer = tracer
+	opts.TraceContent = *traceContent || envTrue(os.Getenv("STEPGATE_TRACE_CONTENT"))
+	readOperators := func(config.Loader) (config.Operators, error) { return operators, nil } // read and checked above
 	if cf.natsURL != "" {
-		opts.fleet = newFleetConfig(userConfig, log)
-		release, err := claim(&opts) // the checkpoints are in --data
-		if err != nil {
-			return err
-		}
-		if nc, err = cf.dialServe(log); err != nil {
-			return errors.Join(err, release())
-		}
-		if host, err = startHostWaiting(ctx, nc, opts); err != nil {
-			nc.Close()
-			return errors.Join(err, release())
-		}
-		stop = func() error { err := host.Close(); nc.Close(); return errors.Join(err, release()) }
-		userConfig = opts.fleet.loader() // operators and webhooks: the document as the host started
-		if wf.addr != "" {
-			if operators, err = fleetOperators(userConfig, wf); err != nil {
-				return errors.Join(err, stop())
-			}
-		}
-	} else {
-		e, err := startEmbedded(ctx, opts)
-		if err != nil {
-			return err
-		}
-		nc, host, stop = e.nc, e.host, e.close
-		opts.hostName = e.hostName
-		where = fmt.Sprintf("%s, data in %s", e.srv.ClientURL(), cf.data)
-		if e.srv.ClientURL() == "" {
+		opts.Dial = func() (*nats.Conn, error) { return cf.dialServe(log) }
+		readOperators = wf.operators // the fleet's document as the host started, checked as the local file's
+	}
+	opts.Web = wf.options(readOperators)
+	served, err := hosting.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	where := cf.natsURL
+	if cf.natsURL == "" {
+		where = fmt.Sprintf("%s, data in %s", served.ClientURL(), cf.data)
+		if served.ClientURL() == "" {
 			where = "no listener (in-process only), data in " + cf.data
 		}
 	}
-	var metrics *metricsServer
-	if *metricsAddr != "" {
-		err := reg.Register(newBacklogCollector(host, time.Now))
-		if err == nil {
-			metrics, err = listenMetrics(*metricsAddr, reg, log)
-		}
-		if err != nil {
-			return errors.Join(err, stop())
-		}
+	have, _ := served.Host().Log.Replicas()
+	fmt.Fprintf(stdout, "stepgate serving on %s (host %s, stream %s with %d replicas)\n", where, served.HostName(), served.Host().Log.Name(), have)
+	if u := served.MetricsURL(); u != "" {
+		fmt.Fprintf(stdout, "metrics on %s\n", u)
 	}
-	var notifyReg prometheus.Registerer // webhook counters only with --metrics
-	if metrics != nil {
-		notifyReg = reg
+	if u := served.WebURL(); u != "" {
+		fmt.Fprintf(stdout, "operators' inbox on %s\n", u)
 	}
-	notifier, err := newNotifier(ctx, nc, host, userConfig, wf.publicURL, notifyReg, log)
-	if err != nil {
-		if metrics != nil {
-			metrics.stop(err)
-		}
-		return errors.Join(fmt.Errorf("webhooks: %w", err), stop())
-	}
-	svcCtx, svcCancel := context.WithCancel(context.Background())
-	defer svcCancel()
-	svcWait, err := serveAPIBound(svcCtx, nc, host, version(), log, binding)
-	if err != nil {
-		if metrics != nil {
-			metrics.stop(err)
-		}
-		return errors.Join(err, stop())
-	}
-	var webapp *webApp
-	if wf.addr != "" {
-		webapp, err = startWeb(wf, commands.Wire{Host: host}, host.Log, operators, log) // what the service answers with, in process
-		if err != nil {
-			svcCancel()
-			if metrics != nil {
-				metrics.stop(err)
-			}
-			return errors.Join(err, svcWait(), stop())
-		}
-	}
-	have, asked := host.Log.Replicas()
-	if have != asked {
-		log.Warn("the stream exists with another replica count; kept it (change it with the nats CLI: nats stream edit --replicas)",
-			"stream", host.Log.Name(), "replicas", have, "asked", asked)
-	}
-	fmt.Fprintf(stdout, "stepgate serving on %s (host %s, stream %s with %d replicas)\n", where, opts.hostName, host.Log.Name(), have)
-	if metrics != nil {
-		fmt.Fprintf(stdout, "metrics on %s\n", metrics.URL())
-	}
-	if webapp != nil {
-		fmt.Fprintf(stdout, "operators' inbox on %s\n", webapp.URL())
-	}
-
-	// The long-running parts are actors of one group: the first to stop
-	// (a signal, the service failing, the projector failing) stops them all.
-	var g group.Group
-	sctx, cancel := context.WithCancel(ctx)
-	g.Add(func() error {
-		<-sctx.Done()
-		return ctx.Err()
-	}, func(error) { cancel() })
-	g.Add(svcWait, func(error) { svcCancel() })
-	if metrics != nil {
-		g.Add(metrics.run, metrics.stop)
-	}
-	if notifier != nil { // delivers the fleet's lifecycle events beside the host
-		nctx, ncancel := context.WithCancel(context.Background())
-		g.Add(func() error { return notifier.Run(nctx) }, func(error) { ncancel() })
-	}
-	if webapp != nil {
-		wctx, wcancel := context.WithCancel(context.Background())
-		defer wcancel()
-		g.Add(func() error { return webapp.run(wctx) }, func(error) { webapp.stop(wcancel) })
-	}
-	quit := make(chan struct{})
-	g.Add(func() error {
-		select {
-		case <-host.Done():
-			return fmt.Errorf("projector stopped: %w", host.Err())
-		case <-quit:
-			return nil
-		}
-	}, func(error) { close(quit) })
-	err = g.Run()
-	svcCancel()
-	cancel()
-	if cerr := stop(); cerr != nil {
-		log.Error("stopping", "err", cerr)
-	}
-	if ctx.Err() != nil {
-		return nil // interrupted: a clean stop
-	}
-	return err
+	return served.Run(ctx)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 )
@@ -20,7 +21,7 @@ import (
 // served is an embedded engine with the stepgate service on it, and a
 // client on a connection of its own.
 type served struct {
-	e      *embedded
+	e      *hosting.Embedded
 	client *client
 	nc     *nats.Conn
 	stop   func() error // cancels the service's ctx and waits for it
@@ -31,18 +32,18 @@ func serveT(t *testing.T) *served {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "h1", log: log, testTools: true})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: t.TempDir(), HostName: "h1", Log: log, TestTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svcCtx, svcCancel := context.WithCancel(context.Background())
-	stop, err := serveAPI(svcCtx, e.nc, e.host, version(), log)
+	stop, err := serveAPI(svcCtx, e.Conn, e.Host, version(), log)
 	if err != nil {
 		svcCancel()
-		_ = e.close()
+		_ = e.Close()
 		t.Fatal(err)
 	}
-	nc, err := e.srv.Connect()
+	nc, err := e.Server.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func serveT(t *testing.T) *served {
 		if err := stopAll(); err != nil {
 			t.Error(err)
 		}
-		_ = e.close()
+		_ = e.Close()
 	})
 	return &served{e: e, client: newClient(nc, 0), nc: nc, stop: stopAll}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 )
@@ -177,12 +178,12 @@ func serveData(t *testing.T, data string) (context.Context, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	log := logger(io.Discard)
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, listen: "127.0.0.1:0", log: log})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: data, Listen: "127.0.0.1:0", Log: log})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	stopService, err := serveAPI(ctx, e.nc, e.host, "0.0.0-test", log)
+	stopService, err := serveAPI(ctx, e.Conn, e.Host, "0.0.0-test", log)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -192,9 +193,9 @@ func serveData(t *testing.T, data string) (context.Context, string) {
 		if err := stopService(); err != nil {
 			t.Error(err)
 		}
-		if err := e.close(); err != nil {
+		if err := e.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	return ctx, e.srv.ClientURL()
+	return ctx, e.Server.ClientURL()
 }

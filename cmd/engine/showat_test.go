@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/cmd/engine/render"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
@@ -18,9 +19,9 @@ import (
 // grantRun drives a real engine on data through a run of seven steps: step
 // 3's call asks and is answered "always" (a saved grant), and the grant is
 // revoked after step 5 (so during step 6). It returns the run and the grant.
-func grantRun(t *testing.T, ctx context.Context, e *embedded) (runID, grant string) {
+func grantRun(t *testing.T, ctx context.Context, e *hosting.Embedded) (runID, grant string) {
 	t.Helper()
-	h := e.host
+	h := e.Host
 	info, err := h.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(), Project: "p1",
 		Rules: []gate.Rule{{Action: "echo_fx", Resource: "ask *", Effect: gate.Ask}}})
 	if err != nil {
@@ -102,12 +103,12 @@ func checkGrantAt(t *testing.T, ctx context.Context, conn []string, runID, grant
 func TestShowAtFoldsTheGrantsToTheStep(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: data, HostName: "test", TestTools: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runID, grant := grantRun(t, ctx, e)
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	conn := []string{"--data", data}
@@ -135,12 +136,12 @@ func TestShowAtFoldsTheGrantsToTheStep(t *testing.T) {
 // connection, while an engine serves it.
 func TestShowAtOverNATS(t *testing.T) {
 	ctx := context.Background()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: t.TempDir(), hostName: "test", testTools: true, listen: "127.0.0.1:0",
-		log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: t.TempDir(), HostName: "test", TestTools: true, Listen: "127.0.0.1:0",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.close()
+	defer e.Close()
 	runID, grant := grantRun(t, ctx, e)
-	checkGrantAt(t, ctx, []string{"--nats", e.srv.ClientURL()}, runID, grant)
+	checkGrantAt(t, ctx, []string{"--nats", e.Server.ClientURL()}, runID, grant)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 )
 
@@ -31,13 +32,13 @@ func TestAccessTenantsApart(t *testing.T) {
 	defer cancel()
 
 	// Team b's engine: another host, connected in its own account.
-	nc, err := g.e.srv.Connect(nats.UserInfo("engine-b", "pw-engine-b"))
+	nc, err := g.e.Server.Connect(nats.UserInfo("engine-b", "pw-engine-b"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dataB := t.TempDir()
-	hostB, err := startHost(ctx, nc, hostOptions{dataDir: dataB, hostName: "hb", log: log, testTools: true})
+	hostB, err := hosting.StartHost(ctx, nc, hosting.Options{Version: version(), DataDir: dataB, HostName: "hb", Log: log, TestTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}

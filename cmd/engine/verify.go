@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/projection"
 )
@@ -37,19 +38,19 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// A name of its own, not the directory's: verify settles nothing a
 	// killed host left in doubt (a restart of that host does).
-	e, err := startEmbedded(ctx, hostOptions{dataDir: *data, hostName: fmt.Sprintf("verify-%d", os.Getpid()), log: logger(stderr),
-		lease: commands.LeaseConfig{Off: true}}) // it runs nothing: no lease to leave behind
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: *data, HostName: fmt.Sprintf("verify-%d", os.Getpid()), Log: logger(stderr),
+		Lease: commands.LeaseConfig{Off: true}}) // it runs nothing: no lease to leave behind
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	got, err := e.host.Proj.Projections()
+	defer e.Close()
+	got, err := e.Host.Proj.Projections()
 	if err != nil {
 		return err
 	}
 	seq := got.Seq
 	bar := newProgressBar(stderr, "verify: rebuilding", seq)
-	want, err := projection.Rebuild(ctx, e.host.Log, seq, projection.WithProgress(bar.at))
+	want, err := projection.Rebuild(ctx, e.Host.Log, seq, projection.WithProgress(bar.at))
 	bar.done()
 	if err != nil {
 		return err

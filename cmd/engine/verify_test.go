@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/projection"
 	bolt "go.etcd.io/bbolt"
 )
@@ -33,24 +34,24 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 	if err := run(ctx, []string{"run", "--data", data, "--test-tools", "--script", script, "--location", ws}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: logger(&stderr)})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: data, HostName: "test", TestTools: true, Log: logger(&stderr)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := e.host.Proj.Runs()
+	runs, err := e.Host.Proj.Runs()
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v: %v", runs, err)
 	}
 	id := runs[0].ID
-	stored, err := e.host.Log.ReadRun(ctx, id, 0)
+	stored, err := e.Host.Log.ReadRun(ctx, id, 0)
 	if err != nil || len(stored) < 4 {
 		t.Fatalf("run %s: %d commits: %v", id, len(stored), err)
 	}
-	js, err := jetstream.New(e.nc)
+	js, err := jetstream.New(e.Conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := js.Stream(ctx, e.host.Log.Name())
+	stream, err := js.Stream(ctx, e.Host.Log.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 	if err := stream.DeleteMsg(ctx, lost.Seq); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	stdout.Reset()
@@ -77,12 +78,12 @@ func TestVerifyReportsABrokenChain(t *testing.T) {
 func TestVerifyNamesTheGrantsAndTheRegistryThatDiffer(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	e, err := startEmbedded(ctx, hostOptions{dataDir: data, hostName: "test", testTools: true, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e, err := startEmbedded(ctx, hosting.Options{DataDir: data, HostName: "test", TestTools: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, grant := grantRun(t, ctx, e)
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer

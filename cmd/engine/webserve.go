@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
-	"time"
+	neturl "net/url"
 
 	sgclient "github.com/stepgate/stepgate/client"
-	"github.com/stepgate/stepgate/cmd/engine/httpguard"
+	"github.com/stepgate/stepgate/cmd/engine/hosting"
 	"github.com/stepgate/stepgate/cmd/engine/render"
-	"github.com/stepgate/stepgate/cmd/engine/web"
 	"github.com/stepgate/stepgate/config"
 )
 
@@ -69,72 +65,40 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// webApp is the running web app: its listener and its live feed.
-type webApp struct {
-	srv *http.Server
-	ln  net.Listener
-	app *web.Server
-	tls bool
-	log *slog.Logger
+// checkPublicURL checks serve --public-url: an absolute http or https URL
+// with a host ("" for none).
+func checkPublicURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := neturl.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--public-url %q: want the inbox's external base URL, http:// or https:// with a host (no credentials, query or fragment)", s)
+	}
+	return nil
 }
 
-// startWeb listens on f.addr and builds the app on api and log.
-func startWeb(f webFlags, api sgclient.API, log web.Follower, ops config.Operators, lg *slog.Logger) (*webApp, error) {
-	secure := f.cert != ""
-	app, err := web.New(web.Config{API: api, Log: log, Operators: ops, RunPage: webRunPage, Secure: secure, PublicURL: f.publicURL, Logger: lg})
+// operators are the web app's operators the user layer of l names, checked
+// against the flags (with --nats, the fleet's document as the host started
+// is checked as serve checks the local file's before it starts).
+func (f *webFlags) operators(l config.Loader) (config.Operators, error) {
+	ops, err := l.Operators()
 	if err != nil {
 		return nil, err
 	}
-	srv := httpguard.Server(app, httpguard.Default(), lg)
-	if secure {
-		cert, err := tls.LoadX509KeyPair(f.cert, f.key)
-		if err != nil {
-			return nil, fmt.Errorf("engine serve: --http-tls-cert/--http-tls-key: %w", err)
-		}
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if err := f.check(ops); err != nil {
+		return nil, err
 	}
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return nil, fmt.Errorf("engine serve: --http: %w", err)
-	}
-	return &webApp{srv: srv, ln: httpguard.Listen(ln, httpguard.Default(), lg), app: app, tls: secure, log: lg}, nil
+	return ops, nil
 }
 
-// URL is where the app listens.
-func (w *webApp) URL() string {
-	scheme := "http"
-	if w.tls {
-		scheme = "https"
+// options are the web app's hosting options; operators are the app's
+// operators, read from the user layer the host started with.
+func (f *webFlags) options(operators func(config.Loader) (config.Operators, error)) *hosting.WebOptions {
+	if f.addr == "" {
+		return nil
 	}
-	return scheme + "://" + w.ln.Addr().String() + "/"
-}
-
-// run serves until stop; the live feed follows the log meanwhile.
-func (w *webApp) run(ctx context.Context) error {
-	feed := make(chan error, 1)
-	go func() { feed <- w.app.Run(ctx) }()
-	var err error
-	if w.tls {
-		err = w.srv.ServeTLS(w.ln, "", "")
-	} else {
-		err = w.srv.Serve(w.ln)
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return errors.Join(err, <-feed)
-}
-
-// stop ends the app: the live streams first (they never end on their own),
-// then the server, within five seconds.
-func (w *webApp) stop(cancel context.CancelFunc) {
-	cancel()
-	ctx, done := context.WithTimeout(context.Background(), 5*time.Second)
-	defer done()
-	if err := w.srv.Shutdown(ctx); err != nil {
-		w.log.Warn("web app: stopping", "err", err)
-		_ = w.srv.Close()
-	}
+	return &hosting.WebOptions{Addr: f.addr, CertFile: f.cert, KeyFile: f.key, Operators: operators, RunPage: webRunPage}
 }
 
 // webRunPage is the web app's run page: the run report's HTML.

@@ -1,4 +1,4 @@
-package main
+package hosting
 
 import (
 	"errors"
@@ -16,12 +16,12 @@ import (
 // included); the file holds the holder's pid for the error message.
 const dataLockFile = "lock"
 
-// errDataInUse means another process holds the data directory.
-var errDataInUse = errors.New("data directory in use")
+// ErrDataInUse means another process holds the data directory.
+var ErrDataInUse = errors.New("data directory in use")
 
-// lockData takes dir's lock for this process, or fails at once with
-// errDataInUse when another process holds it. release lets it go.
-func lockData(dir string) (release func() error, err error) {
+// LockData takes dir's lock for this process, or fails at once with
+// ErrDataInUse when another process holds it. release lets it go.
+func LockData(dir string) (release func() error, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock data directory: %w", err)
 	}
@@ -39,7 +39,7 @@ func lockData(dir string) (release func() error, err error) {
 		}
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%s: %w by %s (one engine per data directory: stop it, use another --data, or talk to it with --nats): %w",
-				dir, errDataInUse, holder, err)
+				dir, ErrDataInUse, holder, err)
 		}
 		return nil, fmt.Errorf("lock data directory %s: %w", dir, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package hosting
 
 import (
 	"crypto/rand"
@@ -35,18 +35,18 @@ type hostID struct {
 	Machine string `json:"machine,omitempty"`
 }
 
-// errHostID is a host identity file that cannot be used.
-var errHostID = errors.New("unusable host identity")
+// ErrHostID is a host identity file that cannot be used.
+var ErrHostID = errors.New("unusable host identity")
 
 // decodeHostID parses the content of a host identity file: one JSON object
 // {"v":1,"host":NAME}, no other field, a valid name.
 func decodeHostID(b []byte) (hostID, error) {
 	var id hostID
 	if err := strictjson.Decode(b, &id); err != nil {
-		return hostID{}, fmt.Errorf("%w: %w", errHostID, err)
+		return hostID{}, fmt.Errorf("%w: %w", ErrHostID, err)
 	}
 	if id.V != 1 {
-		return hostID{}, fmt.Errorf("%w: version %d, want 1", errHostID, id.V)
+		return hostID{}, fmt.Errorf("%w: version %d, want 1", ErrHostID, id.V)
 	}
 	if err := checkHostName(id.Host); err != nil {
 		return hostID{}, err
@@ -58,11 +58,11 @@ func decodeHostID(b []byte) (hostID, error) {
 // without spaces.
 func checkHostName(name string) error {
 	if name == "" || len(name) > maxHostID {
-		return fmt.Errorf("%w: host name %q: want 1 to %d characters", errHostID, name, maxHostID)
+		return fmt.Errorf("%w: host name %q: want 1 to %d characters", ErrHostID, name, maxHostID)
 	}
 	for i := range len(name) {
 		if c := name[i]; c <= ' ' || c > '~' {
-			return fmt.Errorf("%w: host name %q: printable ASCII without spaces only", errHostID, name)
+			return fmt.Errorf("%w: host name %q: printable ASCII without spaces only", ErrHostID, name)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package main
+package hosting
 
 import (
 	"errors"
@@ -66,7 +66,7 @@ func TestHostIdentity(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _, err := hostIdentity(dir, "")
-			if !errors.Is(err, errHostID) || !strings.Contains(err.Error(), path) {
+			if !errors.Is(err, ErrHostID) || !strings.Contains(err.Error(), path) {
 				t.Errorf("file %q: %q %v; want an unusable-identity error naming the file", content, got, err)
 			}
 			if b, _ := os.ReadFile(path); string(b) != content {
@@ -112,7 +112,7 @@ func TestHostIdentity(t *testing.T) {
 		}
 	})
 	t.Run("a bad --host is refused", func(t *testing.T) {
-		if got, _, err := hostIdentity(t.TempDir(), "a b"); !errors.Is(err, errHostID) {
+		if got, _, err := hostIdentity(t.TempDir(), "a b"); !errors.Is(err, ErrHostID) {
 			t.Fatalf("--host 'a b': %q %v", got, err)
 		}
 	})
@@ -122,17 +122,17 @@ func TestHostIdentity(t *testing.T) {
 // who holds it; released, the directory can be taken again.
 func TestDataLock(t *testing.T) {
 	dir := t.TempDir()
-	release, err := lockData(dir)
+	release, err := LockData(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockData(dir); !errors.Is(err, errDataInUse) || !strings.Contains(err.Error(), "process ") {
-		t.Fatalf("a second lock: %v, want errDataInUse naming the holder", err)
+	if _, err := LockData(dir); !errors.Is(err, ErrDataInUse) || !strings.Contains(err.Error(), "process ") {
+		t.Fatalf("a second lock: %v, want ErrDataInUse naming the holder", err)
 	}
 	if err := release(); err != nil {
 		t.Fatal(err)
 	}
-	release, err = lockData(dir)
+	release, err = LockData(dir)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package hosting
 
 import (
 	"context"
@@ -142,17 +142,4 @@ func (fc *fleetConfig) policy(agent, location string) commands.Policy {
 	p := commands.LoaderPolicy(l, fc.log)(agent, location)
 	p.Version = versionOf(l.Fleet)
 	return p
-}
-
-// fleetOperators are the web app's operators the user layer of l names,
-// checked against the web flags as serve checks the local file's.
-func fleetOperators(l config.Loader, wf webFlags) (config.Operators, error) {
-	ops, err := l.Operators()
-	if err != nil {
-		return nil, err
-	}
-	if err := wf.check(ops); err != nil {
-		return nil, err
-	}
-	return ops, nil
 }
