@@ -59,6 +59,11 @@ var (
 	// comes back on (a missing inbox prefix). Nothing was asked of the
 	// engine; the same request with the same credentials fails the same way.
 	ErrPermissionDenied = errors.New("permission denied")
+	// ErrNotAuthenticated means the NATS server refused the connection's
+	// credentials (a wrong user or password, an unknown or expired
+	// credentials file): the request was never sent, and is not sent
+	// again while the credentials stay the same.
+	ErrNotAuthenticated = errors.New("not authenticated")
 	// ErrNoExecutor means no live host holds the run's location, so the
 	// step (or reply, or start) was not executed anywhere and nothing
 	// changed: send it again once a holder is back (the Go client does,
@@ -94,6 +99,9 @@ const (
 	CodePermissionDenied = "permission_denied"
 	CodeNoExecutor       = "no_executor"
 	CodeNotHolder        = "not_holder"
+	// CodeNotAuthenticated is a client-side code: the NATS server refused
+	// the connection's credentials (see ErrNotAuthenticated).
+	CodeNotAuthenticated = "not_authenticated"
 )
 
 // codes is the code↔error table, written once: [Code] reads it from the
@@ -120,6 +128,7 @@ var codes = [...]struct {
 	{CodePermissionDenied, ErrPermissionDenied},
 	{CodeNoExecutor, ErrNoExecutor},
 	{CodeNotHolder, ErrNotHolder},
+	{CodeNotAuthenticated, ErrNotAuthenticated},
 }
 
 // Sentinel returns the error a code stands for (nil for CodeInternal and

@@ -215,6 +215,9 @@ func (c *Client) callAt(ctx context.Context, at, endpoint string, req, resp any,
 				continue
 			}
 			if !c.nc.IsConnected() {
+				if err := c.cannotConnect(endpoint); err != nil {
+					return err
+				}
 				why = "not connected to NATS" // sent again at the reconnect
 				timer.Reset(wait(endpoint, sends))
 				continue
@@ -264,6 +267,33 @@ func (c *Client) callAt(ctx context.Context, at, endpoint string, req, resp any,
 }
 
 // gaveUp is the error of a request that had no answer by its deadline.
+// cannotConnect is the error of a request that waits for a connection
+// that will not come: the server refused the credentials (each attempt
+// would be refused the same way), or the connection is closed. Nil while
+// a reconnect may still succeed.
+func (c *Client) cannotConnect(endpoint string) error {
+	last := c.nc.LastError()
+	if authRefusal(last) {
+		who := "the connection's credentials"
+		if u := natsUser(c.nc); u != "" {
+			who = fmt.Sprintf("the credentials of user %q", u)
+		}
+		return fmt.Errorf("%s: %s: the NATS server refused %s (%v): check --user and --password-file, or --creds: %w",
+			endpoint, CodeNotAuthenticated, who, last, ErrNotAuthenticated)
+	}
+	if c.nc.IsClosed() {
+		return fmt.Errorf("%s: the connection to NATS is closed (last error: %v): %w", endpoint, last, nats.ErrConnectionClosed)
+	}
+	return nil
+}
+
+// authRefusal reports whether err is the server's refusal of a
+// connection's credentials.
+func authRefusal(err error) bool {
+	return errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) ||
+		errors.Is(err, nats.ErrAuthRevoked) || errors.Is(err, nats.ErrAccountAuthExpired)
+}
+
 func (c *Client) gaveUp(endpoint string, limit time.Duration, sends int, why string, err error) error {
 	if why == "" {
 		why = "no answer"

@@ -46,7 +46,7 @@ func exitCode(err error) int {
 	if errors.As(err, &u) {
 		return 2
 	}
-	if errors.Is(err, sgclient.ErrPermissionDenied) {
+	if errors.Is(err, sgclient.ErrPermissionDenied) || errors.Is(err, sgclient.ErrNotAuthenticated) {
 		return exitNoPerm
 	}
 	return 1
