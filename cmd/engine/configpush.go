@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/step"
 )
@@ -126,7 +128,23 @@ func (f *connFlags) withConfigBucket(ctx context.Context, stream string, replica
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(f.natsURL, append(opts, nats.MaxReconnects(10))...)
+	if _, has := ctx.Deadline(); !has {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+	}
+	// A request the user's role may not make is refused by the server at
+	// once, asynchronously; its JetStream request would otherwise wait for
+	// an answer until the deadline.
+	ctx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
+	opts = append(opts, nats.MaxReconnects(10), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			refuse(fmt.Errorf("%s: the NATS server refused it (%v): the fleet's configuration is a JetStream bucket, pushed and read with the engine's NATS credentials (in deploy/access, $KV.> is the engine role's only): %w",
+				sgclient.CodePermissionDenied, err, sgclient.ErrPermissionDenied))
+		}
+	}))
+	nc, err := nats.Connect(f.natsURL, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", f.natsURL, err)
 	}
@@ -135,16 +153,14 @@ func (f *connFlags) withConfigBucket(ctx context.Context, stream string, replica
 	if err != nil {
 		return err
 	}
-	if _, has := ctx.Deadline(); !has {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-	}
 	b, err := step.OpenConfig(ctx, js, stream, replicas)
-	if err != nil {
-		return err
+	if err == nil {
+		err = fn(b)
 	}
-	return fn(b)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, sgclient.ErrPermissionDenied) {
+		return cause
+	}
+	return err
 }
 
 // pusher names who pushes: the NATS user when one is given, and the local
