@@ -47,7 +47,7 @@ func TestConfigCheckNotGrantedGolden(t *testing.T) {
 		hostCan := regexp.MustCompile(`(?m)^  this host can enforce: .*$`)      // differs from one machine to another
 		return hostCan.ReplaceAllString(out, "  this host can enforce: $$HOST") // what this machine's kernel offers
 	}
-	golden(t, "configcheck_narrowing.golden", []byte(check()))
+	goldenFile(t, "configcheck_narrowing.golden", []byte(check()))
 	write(userFile, user+"trusted_projects: [\""+loc+"\"]\n")
-	golden(t, "configcheck_trusted.golden", []byte(check()))
+	goldenFile(t, "configcheck_trusted.golden", []byte(check()))
 }

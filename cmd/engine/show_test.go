@@ -30,9 +30,9 @@ func TestShowRecordedRunGolden(t *testing.T) {
 	}
 	var text, colored bytes.Buffer
 	render.Timeline(&text, d, render.Palette{})
-	golden(t, "show_recorded.golden", []byte(norm.Replace(text.String())))
+	goldenFile(t, "show_recorded.golden", []byte(norm.Replace(text.String())))
 	render.Timeline(&colored, d, render.Palette{On: true})
-	golden(t, "show_recorded_color.golden", []byte(norm.Replace(colored.String())))
+	goldenFile(t, "show_recorded_color.golden", []byte(norm.Replace(colored.String())))
 	// The catalogue is every built-in tool's schema: the tools' own
 	// business, not the timeline's (its fingerprint stays).
 	d.Run.Catalog.Tools = nil
@@ -45,7 +45,7 @@ func TestShowRecordedRunGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "show_recorded.json.golden", []byte(norm.Replace(string(b))+"\n"))
+	goldenFile(t, "show_recorded.json.golden", []byte(norm.Replace(string(b))+"\n"))
 
 	// A reader of the run alone (as before the timeline) still decodes it.
 	want, err := api.Show(ctx, commands.ShowRequest{Run: run})
@@ -124,7 +124,7 @@ func TestShowVerbOverData(t *testing.T) {
 	if err := runShow(context.Background(), []string{"--data", data, "--color", "never", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("engine show: %v\n%s", err, stderr.String())
 	}
-	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
+	goldenFile(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
 	stdout.Reset()
 	if err := runShow(context.Background(), []string{"--data", data, "--json", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("engine show --json: %v\n%s", err, stderr.String())
@@ -164,7 +164,7 @@ func TestShowVerbOverNATS(t *testing.T) {
 	if err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "--color", "never", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("engine show --nats: %v\n%s", err, stderr.String())
 	}
-	golden(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
+	goldenFile(t, "show_recorded.golden", []byte(norm.Replace(stdout.String())))
 	err := runShow(ctx, []string{"--nats", url, "--timeout", "10s", "01M8P570G07KPDFAMNYVAD1MS0"}, io.Discard, &stderr)
 	if sgclient.Code(err) != sgclient.CodeRunNotFound {
 		t.Errorf("show of an unknown run: %v, want run_not_found", err)

@@ -5,37 +5,23 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/internal/golden"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/projection/fold"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, or rewrites it under -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs from what the code prints (-want +got); if the change is meant, run the test with -update and check the new file in:\n%s", name, diff)
-	}
+	golden.Check(t, name, got, *update)
 }
 
 func fixtureRun() *projection.Run {
@@ -66,7 +52,7 @@ func fixtureRun() *projection.Run {
 func TestTimelineGolden(t *testing.T) {
 	var b bytes.Buffer
 	Timeline(&b, BuildShow(commands.WireRun(fixtureRun()), nil, nil), Palette{})
-	golden(t, "timeline.golden", b.Bytes())
+	goldenFile(t, "timeline.golden", b.Bytes())
 }
 
 func TestShowJSONGolden(t *testing.T) {
@@ -74,7 +60,7 @@ func TestShowJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "show.json.golden", append(b, '\n'))
+	goldenFile(t, "show.json.golden", append(b, '\n'))
 }
 
 // engine show says the profile a call ran under when it differs from the
