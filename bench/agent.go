@@ -96,15 +96,16 @@ type w8Window struct {
 	wall, serving, model time.Duration
 }
 
-// w8Agent drives tasks runs of the agent loop on h, one after the other,
-// against the fake at ts, in one window.
-func w8Agent(ctx context.Context, h *commands.Host, ts *timedServer, location string, tasks int) (w8Window, error) {
+// w8Agent drives tasks runs of the agent loop through api (the host in
+// the wire contract's types, or w8Baseline's stand-in), one after the
+// other, against the fake at ts, in one window.
+func w8Agent(ctx context.Context, api client.API, ts *timedServer, location string, tasks int) (w8Window, error) {
 	prov, err := provider.New(provider.OpenAI, provider.Options{BaseURL: ts.url + "/v1", RequestTimeout: time.Minute})
 	if err != nil {
 		return w8Window{}, err
 	}
 	tp := &timedProvider{Provider: prov}
-	cfg := agent.Config{API: commands.Wire{Host: h}, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1}
+	cfg := agent.Config{API: api, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1}
 	set := events.ModelSettings{Provider: provider.OpenAI, Model: w8Model, BaseURL: ts.url + "/v1", Task: "read notes.txt and list the text files, ten times"}
 	serving0 := ts.serving.Load()
 	start := time.Now()
@@ -152,14 +153,14 @@ func w8Round(ctx context.Context, o Options, ts *timedServer, location string, t
 	}
 	defer ee.close()
 	h := ee.host
-	if _, err := w8Agent(ctx, h, ts, location, 1); err != nil { // warm: the HTTP connection, the SDK, the location's catalogue
+	if _, err := w8Agent(ctx, commands.Wire{Host: h}, ts, location, 1); err != nil { // warm: the HTTP connection, the SDK, the location's catalogue
 		return w8Figures{}, err
 	}
 	var f w8Figures
 	if f.steps, err = w8Steps(ctx, h, location, tasks); err != nil {
 		return w8Figures{}, err
 	}
-	if f.agent, err = w8Agent(ctx, h, ts, location, tasks); err != nil {
+	if f.agent, err = w8Agent(ctx, commands.Wire{Host: h}, ts, location, tasks); err != nil {
 		return w8Figures{}, err
 	}
 	if f.baseline, err = w8Baseline(ctx, o, h, ts, location, tasks); err != nil {

@@ -3,14 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/stepgate/stepgate/agent"
-	"github.com/stepgate/stepgate/agent/provider"
 	"github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/commands"
-	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/step"
 )
 
@@ -77,25 +73,5 @@ func w8Baseline(ctx context.Context, o Options, h *commands.Host, ts *timedServe
 	if err != nil {
 		return w8Window{}, err
 	}
-	api := &baselineAPI{API: commands.Wire{Host: h}, pub: e.pub, msgs: msgs[warmup:], last: last}
-	prov, err := provider.New(provider.OpenAI, provider.Options{BaseURL: ts.url + "/v1", RequestTimeout: time.Minute})
-	if err != nil {
-		return w8Window{}, err
-	}
-	tp := &timedProvider{Provider: prov}
-	cfg := agent.Config{API: api, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1}
-	set := events.ModelSettings{Provider: provider.OpenAI, Model: w8Model, BaseURL: ts.url + "/v1", Task: "read notes.txt and list the text files, ten times"}
-	serving0 := ts.serving.Load()
-	start := time.Now()
-	for range tasks {
-		res, err := agent.Start(ctx, cfg, agent.StartRequest{Location: location, Agent: "build", Settings: set})
-		if err != nil {
-			return w8Window{}, err
-		}
-		if res.Cause != events.CauseCompleted || res.Steps != w8Turns {
-			return w8Window{}, fmt.Errorf("w8 baseline: run %s ended %s after %d steps (%s), want completed after %d", res.Run, res.Cause, res.Steps, res.Reason, w8Turns)
-		}
-	}
-	return w8Window{turns: tasks * w8Turns, wall: time.Since(start),
-		serving: time.Duration(ts.serving.Load() - serving0), model: tp.busy}, nil
+	return w8Agent(ctx, &baselineAPI{API: commands.Wire{Host: h}, pub: e.pub, msgs: msgs[warmup:], last: last}, ts, location, tasks)
 }
