@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,9 +18,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
@@ -100,57 +98,6 @@ func serveWithMetrics(t *testing.T, extra ...string) *servedProcess {
 	}
 }
 
-// scrape reads /metrics over HTTP and parses the text format.
-func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, b)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fams
-}
-
-// sample is a scraped value: a counter's or gauge's value, a histogram's
-// count; the sample whose labels include labels (name, value pairs). A
-// metric without the sample is -1.
-func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
-	f := fams[name]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		for i := 0; i+1 < len(labels); i += 2 {
-			found := false
-			for _, l := range m.GetLabel() {
-				found = found || l.GetName() == labels[i] && l.GetValue() == labels[i+1]
-			}
-			if !found {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return -1
-}
-
 // A real `engine serve --metrics` is driven through an allow, a block, a
 // refused call, an ask and its reply, and a settle that loses its race to a
 // stray message on the run's subject; /metrics, scraped over HTTP, counts
@@ -167,7 +114,7 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 	}
 	defer c.Close()
 
-	fams := scrape(t, s.metricsURL)
+	fams := metricstest.Scrape(t, s.metricsURL)
 	for _, want := range []struct {
 		name   string
 		labels []string
@@ -176,14 +123,14 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 		{"stepgate_verdicts_total", []string{"verdict", "confirm"}}, {"stepgate_tickets_pending", nil},
 		{"stepgate_quarantined_messages_total", nil}, {"stepgate_projector_lag_sequences", nil},
 	} {
-		if got := sample(fams, want.name, want.labels...); got != 0 {
+		if got := metricstest.Sample(fams, want.name, want.labels...); got != 0 {
 			t.Errorf("at start %s%v = %v, want 0", want.name, want.labels, got)
 		}
 	}
-	if got := sample(fams, "stepgate_lease_held"); got != 1 {
+	if got := metricstest.Sample(fams, "stepgate_lease_held"); got != 1 {
 		t.Errorf("at start stepgate_lease_held = %v, want 1 (serve takes its lease before it serves)", got)
 	}
-	if got := sample(fams, "stepgate_lease_takeovers_total"); got != 0 {
+	if got := metricstest.Sample(fams, "stepgate_lease_takeovers_total"); got != 0 {
 		t.Errorf("at start stepgate_lease_takeovers_total = %v, want 0", got)
 	}
 	if fams["go_goroutines"] == nil || fams["process_resident_memory_bytes"] == nil {
@@ -218,22 +165,22 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 	if len(asked.Tickets) != 1 {
 		t.Fatalf("step 4 = %+v, want one ticket", asked)
 	}
-	fams = scrape(t, s.metricsURL)
-	if got := sample(fams, "stepgate_tickets_pending"); got != 1 {
+	fams = metricstest.Scrape(t, s.metricsURL)
+	if got := metricstest.Sample(fams, "stepgate_tickets_pending"); got != 1 {
 		t.Errorf("tickets pending while asking = %v, want 1", got)
 	}
-	if age := sample(fams, "stepgate_tickets_oldest_pending_age_seconds"); age <= 0 || age > 60 {
+	if age := metricstest.Sample(fams, "stepgate_tickets_oldest_pending_age_seconds"); age <= 0 || age > 60 {
 		t.Errorf("oldest pending age = %v, want a few milliseconds", age)
 	}
 	res, err := c.Reply(ctx, commands.ReplyRequest{Ticket: asked.Tickets[0].ID, Reply: events.ReplyOnce, Principal: "tester"})
 	if err != nil || !res.Approved || res.Outcome == nil {
 		t.Fatalf("reply = %+v, %v; want approved and final", res, err)
 	}
-	fams = scrape(t, s.metricsURL)
-	if got := sample(fams, "stepgate_tickets_pending"); got != 0 {
+	fams = metricstest.Scrape(t, s.metricsURL)
+	if got := metricstest.Sample(fams, "stepgate_tickets_pending"); got != 0 {
 		t.Errorf("tickets pending after the reply = %v, want 0", got)
 	}
-	if got := sample(fams, "stepgate_tickets_oldest_pending_age_seconds"); got != 0 {
+	if got := metricstest.Sample(fams, "stepgate_tickets_oldest_pending_age_seconds"); got != 0 {
 		t.Errorf("oldest pending age after the reply = %v, want 0", got)
 	}
 
@@ -251,7 +198,7 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 			Calls: []commands.CallRequest{{ID: "c1", Tool: "wait_fx", Args: b}}})
 		settled <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, s.metricsURL), "stepgate_commits_total", "kind", "decide") < 2; {
+	for deadline := time.Now().Add(10 * time.Second); metricstest.Sample(metricstest.Scrape(t, s.metricsURL), "stepgate_commits_total", "kind", "decide") < 2; {
 		if time.Now().After(deadline) {
 			t.Fatal("step 5's decide commit did not come")
 		}
@@ -276,7 +223,7 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 		t.Fatalf("step 5: %v", err)
 	}
 
-	fams = scrape(t, s.metricsURL)
+	fams = metricstest.Scrape(t, s.metricsURL)
 	for _, want := range []struct {
 		name   string
 		labels []string
@@ -302,14 +249,14 @@ func TestServeMetricsCountWhatWasDriven(t *testing.T) {
 		{"stepgate_quarantined_messages_total", nil, 1, "the stray message"},
 		{"stepgate_tickets_pending", nil, 0, "answered"},
 	} {
-		if got := sample(fams, want.name, want.labels...); got != want.value {
+		if got := metricstest.Sample(fams, want.name, want.labels...); got != want.value {
 			t.Errorf("%s%v = %v, want %v (%s)", want.name, want.labels, got, want.value, want.why)
 		}
 	}
 	// The projection catches up with what it did not commit itself (the
 	// stray message) on its own: the lag comes back to 0.
 	deadline := time.Now().Add(10 * time.Second)
-	for sample(scrape(t, s.metricsURL), "stepgate_projector_lag_sequences") != 0 {
+	for metricstest.Sample(metricstest.Scrape(t, s.metricsURL), "stepgate_projector_lag_sequences") != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("projector lag did not come back to 0")
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -56,8 +57,8 @@ func TestServeDeliversWebhooks(t *testing.T) {
 	t.Setenv("STEPGATE_TEST_HOOK_KEY", "k-0123456789")
 	userConfig(t, "notify:\n  - url: "+recv.URL+"/in\n    secret: secret://STEPGATE_TEST_HOOK_KEY\n    events: [ticket_issued]\n")
 	s := serveWithMetrics(t, "--public-url", "https://ops.example")
-	fams := scrape(t, s.metricsURL)
-	if v := sample(fams, "stepgate_webhook_deliveries_total", "event", "ticket_issued", "outcome", "failed"); v != 0 {
+	fams := metricstest.Scrape(t, s.metricsURL)
+	if v := metricstest.Sample(fams, "stepgate_webhook_deliveries_total", "event", "ticket_issued", "outcome", "failed"); v != 0 {
 		t.Errorf("at start failed deliveries = %v, want 0", v)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -103,7 +104,7 @@ func TestServeDeliversWebhooks(t *testing.T) {
 	if p.Event != "ticket_issued" || p.Ticket != out.Tickets[0].ID || p.Link != "https://ops.example/tickets/"+out.Tickets[0].ID || p.Tool != "echo_fx" {
 		t.Errorf("payload %s; want ticket_issued of %s with its inbox link", first.body, out.Tickets[0].ID)
 	}
-	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, s.metricsURL), "stepgate_webhook_deliveries_total", "event", "ticket_issued", "outcome", "delivered") != 1; {
+	for deadline := time.Now().Add(10 * time.Second); metricstest.Sample(metricstest.Scrape(t, s.metricsURL), "stepgate_webhook_deliveries_total", "event", "ticket_issued", "outcome", "delivered") != 1; {
 		if time.Now().After(deadline) {
 			t.Fatal("stepgate_webhook_deliveries_total{event=ticket_issued,outcome=delivered} did not reach 1")
 		}

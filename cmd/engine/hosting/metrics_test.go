@@ -3,73 +3,20 @@ package hosting
 import (
 	"context"
 	"encoding/json"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
-
-// scrape reads /metrics over HTTP and parses the text format.
-func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, b)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fams
-}
-
-// sample is a scraped value: a counter's or gauge's value, a histogram's
-// count; the sample whose labels include labels (name, value pairs). A
-// metric without the sample is -1.
-func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
-	f := fams[name]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		for i := 0; i+1 < len(labels); i += 2 {
-			found := false
-			for _, l := range m.GetLabel() {
-				found = found || l.GetName() == labels[i] && l.GetValue() == labels[i+1]
-			}
-			if !found {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return -1
-}
 
 // Two hosts' metrics in one process do not mix: each has its own registry.
 func TestHostMetricsAreOneRegistryEach(t *testing.T) {
@@ -91,7 +38,7 @@ func TestHostMetricsAreOneRegistryEach(t *testing.T) {
 		for _, f := range fams {
 			byName[f.GetName()] = f
 		}
-		return sample(byName, "stepgate_commits_total", "kind", "step")
+		return metricstest.Sample(byName, "stepgate_commits_total", "kind", "step")
 	}
 	if got1, got2 := count(r1), count(r2); got1 != 1 || got2 != 0 {
 		t.Errorf("step commits: host 1 %v, host 2 %v; want 1 and 0", got1, got2)
@@ -202,18 +149,18 @@ func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.run() }()
-	fams := scrape(t, srv.URL())
-	if got := sample(fams, "stepgate_projector_lag_sequences"); got != 0 {
+	fams := metricstest.Scrape(t, srv.URL())
+	if got := metricstest.Sample(fams, "stepgate_projector_lag_sequences"); got != 0 {
 		t.Errorf("lag with NATS up = %v, want 0", got)
 	}
-	if held, took := sample(fams, "stepgate_lease_held"), sample(fams, "stepgate_lease_takeovers_total"); held != 1 || took != 0 {
+	if held, took := metricstest.Sample(fams, "stepgate_lease_held"), metricstest.Sample(fams, "stepgate_lease_takeovers_total"); held != 1 || took != 0 {
 		t.Errorf("lease held %v, takeovers %v; want 1 and 0", held, took)
 	}
 	// A host whose renewals stopped: taken over once its lease expired.
 	if _, err := leases.Put(ctx, step.Lease{Host: "gone", State: step.LeaseHeld, By: "gone", At: time.Now()}, 0); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, srv.URL()), "stepgate_lease_takeovers_total") != 1; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); metricstest.Sample(metricstest.Scrape(t, srv.URL()), "stepgate_lease_takeovers_total") != 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no takeover counted of the expired lease")
 		}
@@ -228,16 +175,16 @@ func TestScrapeWithoutNATSServesTheProjection(t *testing.T) {
 		}
 	}
 	s.Conn.Close()
-	for deadline := time.Now().Add(10 * time.Second); sample(scrape(t, srv.URL()), "stepgate_lease_held") != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); metricstest.Sample(metricstest.Scrape(t, srv.URL()), "stepgate_lease_held") != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the lease is still held without NATS")
 		}
 	}
-	fams = scrape(t, srv.URL())
-	if got := sample(fams, "stepgate_projector_lag_sequences"); got != -1 {
+	fams = metricstest.Scrape(t, srv.URL())
+	if got := metricstest.Sample(fams, "stepgate_projector_lag_sequences"); got != -1 {
 		t.Errorf("lag without NATS = %v, want it left out", got)
 	}
-	if got := sample(fams, "stepgate_tickets_pending"); got != 0 {
+	if got := metricstest.Sample(fams, "stepgate_tickets_pending"); got != 0 {
 		t.Errorf("tickets pending without NATS = %v, want 0 from the projection", got)
 	}
 	srv.stop(nil)

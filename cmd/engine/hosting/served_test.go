@@ -3,6 +3,7 @@ package hosting
 import (
 	"context"
 	"errors"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -42,8 +43,8 @@ func TestServedRunsUntilItsContextEnds(t *testing.T) {
 	if _, err := c.EndRun(ctx, sgclient.EndRunRequest{Run: info.Run}); err != nil {
 		t.Fatal(err)
 	}
-	fams := scrape(t, s.MetricsURL())
-	if got := sample(fams, "stepgate_commits_total", "kind", "start"); got != 1 {
+	fams := metricstest.Scrape(t, s.MetricsURL())
+	if got := metricstest.Sample(fams, "stepgate_commits_total", "kind", "start"); got != 1 {
 		t.Errorf("start commits = %v, want 1", got)
 	}
 	url := s.MetricsURL()
