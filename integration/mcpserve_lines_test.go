@@ -3,6 +3,7 @@ package integration
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"os/exec"
 	"strings"
@@ -26,7 +27,7 @@ type stdioAnswer struct {
 func TestMCPServeStdioBadLines(t *testing.T) {
 	s := newGWSetup(t)
 	cmd := exec.Command(engineBin, s.mcpArgs()...)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), engineBin}, s.mcpArgs("--session", "ts", "--wait", "1m", "--progress-every", "200ms")...)...)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -105,7 +106,7 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	// With --elicit, the TypeScript client (on a protocol before multi
 	// round-trip requests: the SDK elicits directly) answers the ticket.
 	el := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), "--elicit", engineBin}, s.mcpArgs("--session", "ts-elicit", "--elicit")...)...)
-	var elErr lockedBuffer
+	var elErr syncbuf.Buffer
 	el.Stderr = &elErr
 	elOut, err := el.Output()
 	if err != nil {
@@ -128,7 +129,7 @@ func TestMCPServeTypeScriptSDKAndInspector(t *testing.T) {
 	insp := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js"), "--cli", engineBin},
 		s.mcpArgs("--session", "inspector", "--method", "tools/list")...)...)
 	insp.Dir = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
-	var ierr lockedBuffer
+	var ierr syncbuf.Buffer
 	insp.Stderr = &ierr
 	listing, err := insp.Output()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,7 @@ func (s *gwSetup) httpGW(t *testing.T, extra ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(engineBin, s.mcpArgs(append([]string{"--listen", addr}, extra...)...)...)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestMCPServeTypeScriptRepeatedCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs"), "--repeat", engineBin}, s.mcpArgs("--session", "ts-repeat", "--wait", "3m", "--progress-every", "100ms")...)...)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

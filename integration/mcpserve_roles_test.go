@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +109,7 @@ func TestMCPServeAsTheAgentRole(t *testing.T) {
 
 // gwStderr is what an `engine mcp serve` child of goClient wrote to stderr.
 func gwStderr(cmd *exec.Cmd) string {
-	if b, ok := cmd.Stderr.(*lockedBuffer); ok {
+	if b, ok := cmd.Stderr.(*syncbuf.Buffer); ok {
 		return b.String()
 	}
 	return ""

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,7 +23,7 @@ func TestMCPServeData(t *testing.T) {
 	s := &gwSetup{loc: t.TempDir()}
 	data := t.TempDir()
 	cmd := exec.Command(engineBin, "mcp", "serve", "--data", data, "--location", s.loc)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -54,7 +55,7 @@ func TestMCPServeHTTP(t *testing.T) {
 
 	addr := freeAddr(t)
 	cmd := exec.Command(engineBin, s.mcpArgs("--listen", addr, "--session", "http")...)
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,36 +25,11 @@ type natsOutage struct {
 	addr, dir  string
 	srv        *step.Embedded
 	engine     *exec.Cmd
-	engineErr  lockedBuffer
+	engineErr  syncbuf.Buffer
 	serving    chan string   // the engine's first line of stdout
 	exited     chan struct{} // closed when the engine process has exited
 	data       string
 	downs, ups int
-}
-
-// lockedBuffer is a buffer a child process writes while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// Bytes is a copy of what was written so far.
-func (b *lockedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
 }
 
 func newNATSOutage(t *testing.T) *natsOutage {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"net"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func freeAddr(t *testing.T) string {
 // server is an `engine serve` process.
 type server struct {
 	cmd    *exec.Cmd
-	stderr lockedBuffer // written by the process while a test reads it
+	stderr syncbuf.Buffer // written by the process while a test reads it
 }
 
 // serve starts `engine serve --test-tools` (the tests' steps call echo) on

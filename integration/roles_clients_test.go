@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,7 +108,7 @@ func TestShippedClientsWithTheirRoles(t *testing.T) {
 
 	// The agent's run waits for the approver.
 	run := exec.Command(engineBin, append([]string{"run", "--script", script, "--location", ws, "--wait", "--json"}, r.login["agent"]...)...)
-	var runOut lockedBuffer
+	var runOut syncbuf.Buffer
 	var runErr bytes.Buffer
 	run.Stdout, run.Stderr = &runOut, &runErr
 	if err := run.Start(); err != nil {

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +21,6 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 )
-
-// lockedBuffer is an io.Writer a test reads while serve writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // servedProcess is `engine serve` running in this process: its NATS URL,
 // its metrics URL, and how to stop it.
@@ -53,7 +34,7 @@ type servedProcess struct {
 func serveWithMetrics(t *testing.T, extra ...string) *servedProcess {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--test-tools"}, extra...), &stdout, &stderr)

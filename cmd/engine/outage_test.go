@@ -1,33 +1,14 @@
 package main
 
 import (
-	"bytes"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
-
-// syncBuffer is a bytes.Buffer safe for the connection's handler goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A host that closes its own connection (serve stopping) has no outage to
 // report: the warning is for a connection NATS broke.
@@ -41,7 +22,7 @@ func TestServeConnectionClosedByItsHostIsNoOutage(t *testing.T) {
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats-server not ready")
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	cf := connFlags{natsURL: srv.ClientURL()}
 	nc, err := cf.dialServe(slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,7 +40,7 @@ func serveWeb(t *testing.T) *servedWeb {
 	}
 	t.Setenv("XDG_CONFIG_HOME", home)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errs syncBuffer
+	var out, errs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--lease", "0", "--test-tools"}, &out, &errs)
@@ -107,7 +108,7 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 // scriptRun is an `engine run --wait` in process whose one bash call asks.
 type scriptRun struct {
 	command string
-	out     syncBuffer
+	out     syncbuf.Buffer
 	done    chan error
 }
 
@@ -137,7 +138,7 @@ func startCallRun(t *testing.T, ctx context.Context, natsURL, dir, tool string, 
 		t.Fatal(err)
 	}
 	r := &scriptRun{command: string(line), done: make(chan error, 1)}
-	var errs syncBuffer
+	var errs syncbuf.Buffer
 	go func() {
 		r.done <- run(ctx, []string{"run", "--nats", natsURL, "--script", script, "--rules", rules, "--location", dir, "--wait", "--json"}, &r.out, &errs)
 	}()
@@ -350,7 +351,7 @@ func TestInboxInChromium(t *testing.T) {
 	}
 
 	// Answered with the CLI: the open page drops it without a reload.
-	var cliOut, cliErr syncBuffer
+	var cliOut, cliErr syncbuf.Buffer
 	if err := run(ctx, []string{"approve", ticketOf["cli"].ID, "--nats", sw.nats, "--as", "ops-2"}, &cliOut, &cliErr); err != nil {
 		t.Fatalf("engine approve: %v %s", err, cliErr.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"math/big"
 	"net"
 	"net/http"
@@ -42,7 +43,7 @@ func TestServeHTTPRefusals(t *testing.T) {
 		{[]string{"--http", "127.0.0.1:0", "--http-tls-cert", "c.pem"}, errWebTLSPair},
 	}
 	for _, c := range cases {
-		err := run(context.Background(), append([]string{"serve", "--data", data}, c.args...), &syncBuffer{}, &syncBuffer{})
+		err := run(context.Background(), append([]string{"serve", "--data", data}, c.args...), &syncbuf.Buffer{}, &syncbuf.Buffer{})
 		if !errors.Is(err, c.want) {
 			t.Errorf("serve %v = %v, want %v", c.args, err, c.want)
 		} else {
@@ -50,7 +51,7 @@ func TestServeHTTPRefusals(t *testing.T) {
 		}
 	}
 	writeUserFile(t, home, config.OperatorLine("ops-1", "sgop_x"))
-	if err := run(context.Background(), []string{"serve", "--data", data, "--http", "192.0.2.1:8080"}, &syncBuffer{}, &syncBuffer{}); !errors.Is(err, errWebNoTLS) {
+	if err := run(context.Background(), []string{"serve", "--data", data, "--http", "192.0.2.1:8080"}, &syncbuf.Buffer{}, &syncbuf.Buffer{}); !errors.Is(err, errWebNoTLS) {
 		t.Errorf("off loopback with an operator, no TLS: %v", err)
 	}
 	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
@@ -81,7 +82,7 @@ func TestServeHTTPWithTLS(t *testing.T) {
 	writeUserFile(t, home, config.OperatorLine("ops-1", "sgop_tls-token"))
 	certFile, keyFile, pool := selfSigned(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errs syncBuffer
+	var out, errs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "", "--lease", "0", "--http", "127.0.0.1:0", "--http-tls-cert", certFile, "--http-tls-key", keyFile}, &out, &errs)
@@ -161,7 +162,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 // engine operator token NAME prints a new token and the line that declares
 // it; the line, pasted in the user's file, lets that token in and no other.
 func TestOperatorToken(t *testing.T) {
-	var out, errs syncBuffer
+	var out, errs syncbuf.Buffer
 	if err := run(context.Background(), []string{"operator", "token", "ops-1"}, &out, &errs); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestOperatorToken(t *testing.T) {
 	if strings.Contains(line[1], m[1]) {
 		t.Errorf("the line holds the token itself: %s", line[1])
 	}
-	var out2 syncBuffer
+	var out2 syncbuf.Buffer
 	if err := run(context.Background(), []string{"operator", "token", "ops-1"}, &out2, &errs); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestOperatorToken(t *testing.T) {
 		t.Errorf("two tokens alike: %s", m2)
 	}
 	for _, bad := range [][]string{{"operator"}, {"operator", "token"}, {"operator", "token", "1x"}, {"operator", "mint", "ops-1"}} {
-		if err := run(context.Background(), bad, &syncBuffer{}, &syncBuffer{}); exitCode(err) != 2 {
+		if err := run(context.Background(), bad, &syncbuf.Buffer{}, &syncbuf.Buffer{}); exitCode(err) != 2 {
 			t.Errorf("%v = %v, want a usage error", bad, err)
 		}
 	}

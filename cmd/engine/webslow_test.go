@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
@@ -72,7 +73,7 @@ func TestServeHTTPSlowClients(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", home)
 	writeUserFile(t, home, config.OperatorLine("ops-1", "sgop_slow-token"))
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errs syncBuffer
+	var out, errs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", t.TempDir(), "--listen", "", "--lease", "0", "--http", "127.0.0.1:0"}, &out, &errs)

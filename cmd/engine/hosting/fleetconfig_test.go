@@ -1,12 +1,11 @@
 package hosting
 
 import (
-	"bytes"
 	"context"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,24 +43,6 @@ const pushGood = `agents:
       bash: { "*": ask, "git status *": allow }
 `
 
-// syncBuffer is a bytes.Buffer safe for the connection's handler goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A host follows the fleet's document as it changes; a document that cannot
 // be used (written to the bucket by something other than config push) is
 // refused with an error in the log, and the host keeps the last good one.
@@ -69,7 +50,7 @@ func TestFleetConfigKeepsTheLastGoodDocument(t *testing.T) {
 	_, js := natsForConfig(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	base := config.Loader{UserFile: filepath.Join(t.TempDir(), "none.yaml")}
 	fc := newFleetConfig(base, log)
@@ -103,7 +84,7 @@ func TestFleetConfigKeepsTheLastGoodDocument(t *testing.T) {
 }
 
 // waitFor waits until the log holds want (a deadline only against a hang).
-func waitFor(t *testing.T, logs *syncBuffer, want string) {
+func waitFor(t *testing.T, logs *syncbuf.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(logs.String(), want) {
