@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/cmd/engine/mcpgw"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // gwPolicy is the location's project file in the MCP server tests: bash

@@ -3,13 +3,13 @@ package integration
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // stdioAnswer is one JSON-RPC answer `engine mcp serve` writes on stdout.

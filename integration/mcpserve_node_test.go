@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // gwJSInstall is what a machine without the JavaScript clients is told to run.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // httpGW starts `engine mcp serve --listen` on a free loopback address

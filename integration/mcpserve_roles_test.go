@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // roleLogin is one shipped role's login for the engine's verbs: user,

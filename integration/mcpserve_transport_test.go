@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"errors"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // With --data the engine runs in the MCP server's process: stdout still

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/step"
 )
 

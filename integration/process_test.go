@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stepgate/stepgate/internal/enginebin"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/projection"
 )
 

@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/projection"
 )
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,9 +15,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // servedProcess is `engine serve` running in this process: its NATS URL,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/commands/notify"
 	"github.com/stepgate/stepgate/gate"

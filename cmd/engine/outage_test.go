@@ -1,13 +1,13 @@
 package main
 
 import (
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // A host that closes its own connection (serve stopping) has no outage to

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sgclient "github.com/stepgate/stepgate/client"
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // servedWeb is `engine serve --http` in process: the NATS URL, the app's

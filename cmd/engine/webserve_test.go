@@ -10,7 +10,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"math/big"
 	"net"
 	"net/http"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // serve refuses a web app that would be open or in clear: --http off

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/stepgate/stepgate/cmd/engine/httpguard"
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 )
 
 // trickle opens a connection to addr from the loopback address from and

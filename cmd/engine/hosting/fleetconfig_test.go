@@ -2,7 +2,6 @@ package hosting
 
 import (
 	"context"
-	"github.com/stepgate/stepgate/internal/syncbuf"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/config"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/step"
 )
 

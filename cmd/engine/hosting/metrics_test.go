@@ -3,7 +3,6 @@ package hosting
 import (
 	"context"
 	"encoding/json"
-	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"io"
 	"log/slog"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"github.com/stepgate/stepgate/commands"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/step"

@@ -3,7 +3,6 @@ package hosting
 import (
 	"context"
 	"errors"
-	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	sgclient "github.com/stepgate/stepgate/client"
+	"github.com/stepgate/stepgate/cmd/engine/hosting/metricstest"
 )
 
 // A program embedding Stepgate serves a host as engine serve does: the
