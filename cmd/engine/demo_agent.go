@@ -78,7 +78,7 @@ func runDemoAgent(ctx context.Context, dir string, stdout, stderr io.Writer) err
 	if err := os.WriteFile(project, []byte("agents:\n  build:\n    permission:\n      bash: ask\n"), 0o600); err != nil {
 		return err
 	}
-	fake := fakeprovider.New(fakeprovider.Config{Script: demoAgentScript, Model: demoAgentModel})
+	fake := newDemoModel()
 	url, stop, err := fake.Start(ctx)
 	if err != nil {
 		return fmt.Errorf("start the fake model server: %w", err)
@@ -147,11 +147,7 @@ func runDemoAgent(ctx context.Context, dir string, stdout, stderr io.Writer) err
 		return err
 	}
 	total, per := fake.Count()
-	once := true
-	for _, n := range per {
-		once = once && n == 1
-	}
-	if !once {
+	if sentTwice(per) > 0 {
 		return fmt.Errorf("demo: the fake model server was sent a turn twice (%d requests)", total)
 	}
 	say("   the fake model server answered %d requests, one a turn: no turn was sent to the model twice", total)
@@ -194,7 +190,7 @@ func runDemoModel(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	fake := fakeprovider.New(fakeprovider.Config{Script: demoAgentScript, Model: demoAgentModel})
+	fake := newDemoModel()
 	url, stop, err := fake.Listen(ctx, *listen)
 	if err != nil {
 		return fmt.Errorf("start the fake model server: %w", err)
@@ -203,12 +199,25 @@ func runDemoModel(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "fake model server on %s/v1 (model %s)\n", url, demoAgentModel)
 	<-ctx.Done()
 	total, per := fake.Count()
-	twice := 0
-	for _, n := range per {
-		if n > 1 {
-			twice++
+	fmt.Fprintf(stdout, "answered %d requests; turns sent more than once: %d\n", total, sentTwice(per))
+	return nil
+}
+
+// newDemoModel is the agent demo's fake model server: its scripted model
+// (demoAgentScript) in the OpenAI Chat Completions shape, no key.
+func newDemoModel() *fakeprovider.Server {
+	return fakeprovider.New(fakeprovider.Config{Script: demoAgentScript, Model: demoAgentModel})
+}
+
+// sentTwice is how many of the fake's conversations were answered with a
+// turn more than once (fakeprovider.Server.Count): a turn sent to the
+// model again.
+func sentTwice(perConversation map[string]int) int {
+	n := 0
+	for _, answered := range perConversation {
+		if answered > 1 {
+			n++
 		}
 	}
-	fmt.Fprintf(stdout, "answered %d requests; turns sent more than once: %d\n", total, twice)
-	return nil
+	return n
 }
