@@ -34,6 +34,13 @@ const exemptMark = "<!-- not run by the scripts:"
 // altRe is a synopsis's alternatives (openai|anthropic), not a pipe.
 var altRe = regexp.MustCompile(`(\S)\|(\S)`)
 
+// scriptExec is a script line that runs a program (exec, ! exec, exits
+// N), and scriptBackground the &name& that sends it to the background.
+var (
+	scriptExec       = regexp.MustCompile(`^(!\s+)?(exec|exits\s+\d+)\s+`)
+	scriptBackground = regexp.MustCompile(`&\w*&$`)
+)
+
 // engineCommands are the engine commands of a shell text (a code block,
 // or a script's line): what follows `engine`, `./engine`, a path ending
 // in /engine, or `go run ./cmd/engine`, with the environment assignments
@@ -197,7 +204,6 @@ func scriptCommands(t *testing.T, sets map[string]*flag.FlagSet) []docCommand {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
-	prefix := regexp.MustCompile(`^(!\s+)?(exec|exits\s+\d+)\s+`)
 	var out []docCommand
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -208,11 +214,11 @@ func scriptCommands(t *testing.T, sets map[string]*flag.FlagSet) []docCommand {
 			if strings.HasPrefix(line, "-- ") {
 				break // the archive's files
 			}
-			m := prefix.FindString(line)
+			m := scriptExec.FindString(line)
 			if m == "" {
 				continue
 			}
-			line = strings.TrimSpace(regexp.MustCompile(`&\w*&$`).ReplaceAllString(line[len(m):], ""))
+			line = strings.TrimSpace(scriptBackground.ReplaceAllString(line[len(m):], ""))
 			for _, c := range engineCommands(line) {
 				out = append(out, parseCommand(fmt.Sprintf("%s:%d", filepath.Base(p), n+1), c.args, sets))
 			}
