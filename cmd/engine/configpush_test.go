@@ -1,41 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/config"
-	"github.com/stepgate/stepgate/step"
+	"github.com/stepgate/stepgate/step/steptest"
 )
-
-// natsForConfig starts an embedded server with a listener and returns its URL
-// and a JetStream client of it.
-func natsForConfig(t *testing.T) (string, jetstream.JetStream) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Shutdown)
-	nc, err := e.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e.ClientURL(), js
-}
 
 const pushGood = `agents:
   build:
@@ -48,7 +22,7 @@ const pushGood = `agents:
 // prints and config check --nats resolves.
 func TestConfigPushRefusesWholeAndShows(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	url, _ := natsForConfig(t)
+	url, _ := steptest.Listening(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte(pushGood+"      read: perhaps\n"), 0o600); err != nil {

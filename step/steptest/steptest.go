@@ -64,3 +64,27 @@ func (s *Server) Stop() {
 		s.Embedded = nil
 	}
 }
+
+// Listening starts a server with a listener on a free loopback port and no
+// stream made yet (what a first host or a config push makes), for a test
+// that reaches it from a client of its own: it returns the server's URL
+// and JetStream on an in-process connection. Both stop when the test ends.
+func Listening(t testing.TB) (url string, js jetstream.JetStream) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatalf("start embedded nats-server: %v", err)
+	}
+	t.Cleanup(e.Shutdown)
+	nc, err := e.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	if js, err = jetstream.New(nc); err != nil {
+		t.Fatal(err)
+	}
+	return e.ClientURL(), js
+}

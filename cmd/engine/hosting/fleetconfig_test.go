@@ -8,34 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/step"
+	"github.com/stepgate/stepgate/step/steptest"
 )
-
-// natsForConfig starts an embedded server with a listener and returns its URL
-// and a JetStream client of it.
-func natsForConfig(t *testing.T) (string, jetstream.JetStream) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e, err := step.StartEmbedded(ctx, step.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Shutdown)
-	nc, err := e.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e.ClientURL(), js
-}
 
 const pushGood = `agents:
   build:
@@ -47,7 +24,7 @@ const pushGood = `agents:
 // be used (written to the bucket by something other than config push) is
 // refused with an error in the log, and the host keeps the last good one.
 func TestFleetConfigKeepsTheLastGoodDocument(t *testing.T) {
-	_, js := natsForConfig(t)
+	_, js := steptest.Listening(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logs syncbuf.Buffer
