@@ -12,6 +12,7 @@ import (
 	"github.com/stepgate/stepgate/commands/notify"
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
+	"github.com/stepgate/stepgate/internal/syncbuf"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -144,7 +145,7 @@ func TestReceiverDownRetriesThenFails(t *testing.T) {
 	where := "http://" + ln.Addr().String() + "/…"
 	ln.Close() // nothing listens: every attempt is refused
 	m := newCounts()
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	startDeliverer(t, s, h, notify.Config{Metrics: m, Logger: logger(&logs), Attempts: 3, Backoff: 20 * time.Millisecond,
 		Hooks: []notify.Hook{{URL: down, Secret: secret, Events: []string{config.EventTicketIssued}}}})
 	start := time.Now()
@@ -249,7 +250,7 @@ func TestForgedCommitIsNotDelivered(t *testing.T) {
 	s := steptest.Start(t, "")
 	h := startHost(t, s, "h1")
 	r := newReceiver(t, nil)
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	startDeliverer(t, s, h, notify.Config{Logger: logger(&logs), Hooks: []notify.Hook{{URL: r.srv.URL, Secret: secret, Events: []string{config.EventTicketIssued}}}})
 	ids := events.NewIDSource(rand.Reader)
 	forged := &events.Commit{ID: ids.New(time.Now()), Run: "01M8SCNWQYJWJ3R28BZ8ZW2FAK", Step: 1, Kind: events.KindDecide, At: time.Now(),

@@ -1,7 +1,6 @@
 package notify_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -110,18 +109,6 @@ func (c *counts) get(m *map[string]int, e string) int {
 	return (*m)[e]
 }
 
-// logBuffer is a concurrency-safe slog destination.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // startHost starts an engine host on s with its own state directory.
 func startHost(t *testing.T, s *steptest.Server, name string) *commands.Host {
