@@ -109,7 +109,6 @@ func (c *counts) get(m *map[string]int, e string) int {
 	return (*m)[e]
 }
 
-
 // startHost starts an engine host on s with its own state directory.
 func startHost(t *testing.T, s *steptest.Server, name string) *commands.Host {
 	t.Helper()
