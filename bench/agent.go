@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -94,32 +96,102 @@ func (quietOutput) Ended(*agent.Result)                 {}
 type w8Window struct {
 	turns                int
 	wall, serving, model time.Duration
+	alloc                uint64 // bytes allocated by the whole process in its tasks
 }
 
-// w8Agent drives tasks runs of the agent loop through api (the host in
-// the wire contract's types, or w8Baseline's stand-in), one after the
+// allocKB is the window's allocation per turn, in KiB: what its turns
+// give the garbage collector, which the two windows of w8Paired share.
+func (w w8Window) allocKB() float64 {
+	return math.Round(float64(w.alloc)/1024/float64(w.turns)*10) / 10
+}
+
+// w8Driver drives the agent loop through one API (the host in the wire
+// contract's types, or the baseline's stand-in, newBaselineAPI) against
+// the fake at ts, a task at a time, adding each task's times to its
+// window.
+type w8Driver struct {
+	cfg      agent.Config
+	tp       *timedProvider
+	ts       *timedServer
+	location string
+	w        w8Window
+}
+
+func newW8Driver(api client.API, ts *timedServer, location string) (*w8Driver, error) {
+	prov, err := provider.New(provider.OpenAI, provider.Options{BaseURL: ts.url + "/v1", RequestTimeout: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	tp := &timedProvider{Provider: prov}
+	return &w8Driver{cfg: agent.Config{API: api, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1},
+		tp: tp, ts: ts, location: location}, nil
+}
+
+// task runs one task of w8Turns turns to its end.
+func (d *w8Driver) task(ctx context.Context) error {
+	set := events.ModelSettings{Provider: provider.OpenAI, Model: w8Model, BaseURL: d.ts.url + "/v1", Task: "read notes.txt and list the text files, ten times"}
+	serving0, model0 := d.ts.serving.Load(), d.tp.busy
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m) // outside the clock, as at the end
+	alloc0 := m.TotalAlloc
+	start := time.Now()
+	res, err := agent.Start(ctx, d.cfg, agent.StartRequest{Location: d.location, Agent: "build", Settings: set})
+	d.w.wall += time.Since(start)
+	runtime.ReadMemStats(&m)
+	d.w.alloc += m.TotalAlloc - alloc0
+	d.w.serving += time.Duration(d.ts.serving.Load() - serving0)
+	d.w.model += d.tp.busy - model0
+	d.w.turns += w8Turns
+	if err != nil {
+		return err
+	}
+	if res.Cause != events.CauseCompleted || res.Steps != w8Turns {
+		return fmt.Errorf("w8: run %s ended %s after %d steps (%s), want completed after %d", res.Run, res.Cause, res.Steps, res.Reason, w8Turns)
+	}
+	return nil
+}
+
+// w8Agent drives tasks runs of the agent loop through api, one after the
 // other, against the fake at ts, in one window.
 func w8Agent(ctx context.Context, api client.API, ts *timedServer, location string, tasks int) (w8Window, error) {
-	prov, err := provider.New(provider.OpenAI, provider.Options{BaseURL: ts.url + "/v1", RequestTimeout: time.Minute})
+	d, err := newW8Driver(api, ts, location)
 	if err != nil {
 		return w8Window{}, err
 	}
-	tp := &timedProvider{Provider: prov}
-	cfg := agent.Config{API: api, Provider: tp, Out: quietOutput{}, Stream: true, MaxSteps: w8Turns + 1}
-	set := events.ModelSettings{Provider: provider.OpenAI, Model: w8Model, BaseURL: ts.url + "/v1", Task: "read notes.txt and list the text files, ten times"}
-	serving0 := ts.serving.Load()
-	start := time.Now()
 	for range tasks {
-		res, err := agent.Start(ctx, cfg, agent.StartRequest{Location: location, Agent: "build", Settings: set})
-		if err != nil {
+		if err := d.task(ctx); err != nil {
 			return w8Window{}, err
 		}
-		if res.Cause != events.CauseCompleted || res.Steps != w8Turns {
-			return w8Window{}, fmt.Errorf("w8: run %s ended %s after %d steps (%s), want completed after %d", res.Run, res.Cause, res.Steps, res.Reason, w8Turns)
+	}
+	return d.w, nil
+}
+
+// w8Paired drives tasks tasks through each of two APIs, alternately (a
+// task of one, then a task of the other, the first of each pair taking
+// turns), so that what the machine does meanwhile falls on both windows
+// alike.
+func w8Paired(ctx context.Context, a, b client.API, ts *timedServer, location string, tasks int) (w8Window, w8Window, error) {
+	da, err := newW8Driver(a, ts, location)
+	if err != nil {
+		return w8Window{}, w8Window{}, err
+	}
+	db, err := newW8Driver(b, ts, location)
+	if err != nil {
+		return w8Window{}, w8Window{}, err
+	}
+	for i := range tasks {
+		first, second := da, db
+		if i%2 == 1 {
+			first, second = db, da
+		}
+		if err := first.task(ctx); err != nil {
+			return w8Window{}, w8Window{}, err
+		}
+		if err := second.task(ctx); err != nil {
+			return w8Window{}, w8Window{}, err
 		}
 	}
-	return w8Window{turns: tasks * w8Turns, wall: time.Since(start),
-		serving: time.Duration(ts.serving.Load() - serving0), model: tp.busy}, nil
+	return da.w, db.w, nil
 }
 
 // engineMS is the window's engine time per turn: the wall-clock time less
@@ -160,10 +232,13 @@ func w8Round(ctx context.Context, o Options, ts *timedServer, location string, t
 	if f.steps, err = w8Steps(ctx, h, location, tasks); err != nil {
 		return w8Figures{}, err
 	}
-	if f.agent, err = w8Agent(ctx, commands.Wire{Host: h}, ts, location, tasks); err != nil {
+	base, closeBase, err := newBaselineAPI(ctx, o, h, tasks)
+	if err != nil {
 		return w8Figures{}, err
 	}
-	if f.baseline, err = w8Baseline(ctx, o, h, ts, location, tasks); err != nil {
+	f.agent, f.baseline, err = w8Paired(ctx, commands.Wire{Host: h}, base, ts, location, tasks)
+	closeBase()
+	if err != nil {
 		return w8Figures{}, err
 	}
 	if f.direct, err = w8Direct(ctx, h, location, tasks); err != nil {
@@ -201,11 +276,11 @@ func (w window) perMS() float64 { return ms(w.wall / time.Duration(w.n)) }
 //     decoding the stream) with the loopback HTTP.
 //   - loop_ms_per_turn: the wall-clock time less the whole of the model
 //     requests as the loop saw them: the engine's part alone (the
-//     catalogue, the turn's commit, the step, the conversation).
+//     catalogue, the step with its turn's commit, the conversation).
 //   - provider_ms_per_turn: the fake's serving time.
 //   - direct_ms_per_turn: the engine's requests of the same tasks (start,
-//     materialize, the turn's commit, the step, the end) sent straight to
-//     the same host, without the loop or a model.
+//     materialize, the step with its turn, the answer's turn, the end)
+//     sent straight to the same host, without the loop or a model.
 //   - step_ms: a step of the same two calls submitted straight to the same
 //     host, in runs of w8Turns steps (no model, no turn recorded).
 //   - turn_commit_ms: one turn-sized commit (the turn as the engine records
@@ -215,13 +290,20 @@ func (w window) perMS() float64 { return ms(w.wall / time.Duration(w.n)) }
 //     same. Those baselines are steps and commits made back to back, on a
 //     host that never waits for a model.
 //   - baseline_ms_per_turn: the baseline made as a model-driven run makes
-//     its steps (w8Baseline): the same loop against the same fake, each
-//     turn's commit published raw and its step submitted straight, with
-//     the task's start and end as the agent's; its time outside the model
-//     requests, as loop_ms_per_turn is the agent's.
+//     its steps (newBaselineAPI): the same loop against the same fake,
+//     each turn's commit published raw and acknowledged, then its step
+//     submitted straight, with the task's start and end as the agent's;
+//     its time outside the model requests, as loop_ms_per_turn is the
+//     agent's. Its tasks and the agent's take turns (w8Paired), so that
+//     what else the machine does falls on both alike.
 //   - turn_ratio: loop_ms_per_turn ÷ baseline_ms_per_turn: what a turn
 //     costs the engine beyond its step and the conversation's commit, in
 //     the same rhythm (the acceptance asks for at most 1).
+//   - alloc_kb_per_turn and baseline_alloc_kb_per_turn: what the whole
+//     process allocated per turn in the agent's tasks and in the
+//     baseline's. The two windows take turns, so a garbage collection
+//     falls on either; these say whether one of them gives the collector
+//     more work than the other.
 func runW8(ctx context.Context, o Options) (Result, error) {
 	tasks, rounds := 20, 5
 	if o.Quick {
@@ -237,7 +319,7 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	var turnsPerS, engine, loop, serving, direct, stepMS, commitMS, baseline []float64
+	var turnsPerS, engine, loop, serving, direct, stepMS, commitMS, baseline, agentKB, baselineKB []float64
 	for range rounds {
 		f, err := w8Round(ctx, o, ts, location, tasks)
 		if err != nil {
@@ -249,6 +331,7 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 		serving = append(serving, ms(aw.serving/time.Duration(aw.turns)))
 		direct = append(direct, f.direct.perMS())
 		baseline = append(baseline, f.baseline.loopMS())
+		agentKB, baselineKB = append(agentKB, f.agent.allocKB()), append(baselineKB, f.baseline.allocKB())
 		stepMS, commitMS = append(stepMS, f.steps.perMS()), append(commitMS, f.commits.perMS())
 	}
 	// Each task's turns, and its answer, were each sent to the model once.
@@ -270,5 +353,6 @@ func runW8(ctx context.Context, o Options) (Result, error) {
 	r["direct_ratio"] = ratio(median(direct), base)
 	r["baseline_ms_per_turn"] = median(baseline)
 	r["turn_ratio"] = ratio(median(loop), median(baseline))
+	r["alloc_kb_per_turn"], r["baseline_alloc_kb_per_turn"] = median(agentKB), median(baselineKB)
 	return r, nil
 }

@@ -55,23 +55,40 @@ func (b *baselineAPI) RecordTurn(ctx context.Context, req client.RecordTurnReque
 	return &client.TurnRecord{Run: req.Run, Turn: req.Turn.Turn}, nil
 }
 
-// w8Baseline is w8's baseline made as a model-driven run makes its steps:
-// tasks runs of the agent loop through baselineAPI, the same turns against
-// the same fake as w8Agent, in one window. Its loopMS is a turn's step and
-// raw commit, each after a model request as the agent's are.
-func w8Baseline(ctx context.Context, o Options, h *commands.Host, ts *timedServer, location string, tasks int) (w8Window, error) {
+// newBaselineAPI is w8's baseline made as a model-driven run makes its
+// steps: the agent loop through it (w8Paired) makes the same turns against
+// the same fake as the agent's, each turn's commit published raw on a
+// stream of its own and its step submitted straight to h, so that its
+// loopMS is a turn's step and raw commit, each after a model request as
+// the agent's are. close ends its stream's server.
+func newBaselineAPI(ctx context.Context, o Options, h *commands.Host, tasks int) (client.API, func(), error) {
 	e, err := newRawEnv(ctx, o)
 	if err != nil {
-		return w8Window{}, err
+		return nil, nil, err
 	}
-	defer e.close()
 	msgs, err := turnMessages(warmup + tasks*(w8Turns+1))
 	if err != nil {
-		return w8Window{}, err
+		e.close()
+		return nil, nil, err
 	}
 	last, err := publishChain(ctx, e.pub, msgs[:warmup], 0)
 	if err != nil {
-		return w8Window{}, err
+		e.close()
+		return nil, nil, err
 	}
-	return w8Agent(ctx, &baselineAPI{API: commands.Wire{Host: h}, pub: e.pub, msgs: msgs[warmup:], last: last}, ts, location, tasks)
+	return &baselineAPI{API: commands.Wire{Host: h}, pub: e.pub, msgs: msgs[warmup:], last: last}, e.close, nil
+}
+
+// SubmitStep publishes the step's turn raw and waits for its
+// acknowledgement, as RecordTurn does, then submits the step without it:
+// the turn's commit and the step one after the other, the engine's
+// overlap of the two left out.
+func (b *baselineAPI) SubmitStep(ctx context.Context, req client.SubmitStepRequest) (*client.StepOutcome, error) {
+	if req.Turn != nil {
+		if _, err := b.RecordTurn(ctx, client.RecordTurnRequest{Run: req.Run, Turn: *req.Turn}); err != nil {
+			return nil, err
+		}
+		req.Turn = nil
+	}
+	return b.API.SubmitStep(ctx, req)
 }

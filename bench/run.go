@@ -71,7 +71,7 @@ func summary(w io.Writer, r Result) {
 		"runs", "runs_per_s", "rss_mb", "checkpoint_mb", "ready_ms", "rss_restarted_mb", "tickets_page_ms", "tickets_page_count",
 		"tickets_page_error", "approvals", "approvals_per_s", "verb", "start_ms", "bare_start_ms", "start_cpu_ms", "bare_start_cpu_ms",
 		"off_steps_per_s", "sandboxed_steps_per_s", "sandbox_ratio", "sandbox_slowdown", "off_exec_ms", "helper", "helper_start_ms", "helper_warm_ms", "helper_self_start_ms",
-		"tasks", "turns", "turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "loop_ratio", "direct_ratio", "baseline_ms_per_turn", "turn_ratio"} {
+		"tasks", "turns", "turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "loop_ratio", "direct_ratio", "baseline_ms_per_turn", "turn_ratio", "alloc_kb_per_turn", "baseline_alloc_kb_per_turn"} {
 		if v, ok := r[k]; ok {
 			fmt.Fprintf(w, " %s=%v", k, v)
 		}

@@ -30,7 +30,7 @@ var workloadKeys = map[string][]string{
 	"w2x":   {"steps_per_s", "raw_async_msgs_per_s", "ratio", "forwarded_calls", "ratio_to_w2"},
 	"start": {"start_ms", "bare_start_ms", "ratio"},
 	"w7":    {"steps_per_s", "off_steps_per_s", "sandboxed_steps_per_s", "sandbox_ratio", "helper_start_ms", "helper_warm_ms"},
-	"w8":    {"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "ratio", "loop_ratio", "direct_ratio", "baseline_ms_per_turn", "turn_ratio"},
+	"w8":    {"turns_per_s", "engine_ms_per_turn", "loop_ms_per_turn", "provider_ms_per_turn", "direct_ms_per_turn", "step_ms", "turn_commit_ms", "ratio", "loop_ratio", "direct_ratio", "baseline_ms_per_turn", "turn_ratio", "alloc_kb_per_turn", "baseline_alloc_kb_per_turn"},
 }
 
 // The quick cluster, rebuild, waiting and fleet workloads run to the end
