@@ -59,7 +59,9 @@ type Config struct {
 	Tracer trace.TracerProvider
 	// Pause, when set, is called at each named point of a turn
 	// (before-request, after-response, after-turn, after-step): a test
-	// stops the process there.
+	// stops the process there. after-turn is met after a turn without
+	// calls (the model's answer) is recorded; a turn of calls is recorded
+	// by its step's request, and after-step follows it.
 	Pause func(ctx context.Context, point string)
 }
 
@@ -96,6 +98,9 @@ type loop struct {
 	st        State
 	waiting   []Ticket // the tickets the last submit answered
 	maxSteps  int
+	// fresh is the last turn while it is not in the log: a turn of calls
+	// goes to the engine with its step, which records it first.
+	fresh *events.ModelTurnRecorded
 }
 
 // Start starts a run with the settings pinned in its start and drives it
@@ -179,7 +184,7 @@ func (l *loop) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.st, l.waiting = st, nil
+	l.st, l.waiting, l.fresh = st, nil, nil
 	if st.Phase == NeedResults {
 		l.waiting = pendingTickets(r, st.Steps)
 	}

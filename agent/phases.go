@@ -36,7 +36,10 @@ func (l *loop) last() *model.Exchange {
 }
 
 // turn asks the model for the next turn and records it: the turn is in the
-// log before any of its calls is decided.
+// log before any of its calls is decided. A turn of calls is recorded by
+// its step's request (the engine commits it first, see
+// client.SubmitStepRequest.Turn); the model's answer, a turn without
+// calls, is recorded here.
 func (l *loop) turn(ctx context.Context) error {
 	if err := l.cfg.pause(ctx, "before-request"); err != nil {
 		return err
@@ -61,7 +64,10 @@ func (l *loop) turn(ctx context.Context) error {
 	if err := l.cfg.pause(ctx, "after-response"); err != nil {
 		return err // the response is lost with the process: its request is sent again on resume
 	}
-	if _, err := l.cfg.API.RecordTurn(ctx, client.RecordTurnRequest{Run: l.run, Turn: turnEvent(n, t)}); err != nil {
+	ev := turnEvent(n, t)
+	if len(t.Calls) > 0 {
+		l.fresh = &ev
+	} else if _, err := l.cfg.API.RecordTurn(ctx, client.RecordTurnRequest{Run: l.run, Turn: ev}); err != nil {
 		if movedOn(err) {
 			return errMovedOn
 		}
@@ -70,24 +76,25 @@ func (l *loop) turn(ctx context.Context) error {
 	l.st.Conversation.Exchanges = append(l.st.Conversation.Exchanges, model.Exchange{Turn: t})
 	l.st.Turns = n
 	l.cfg.Out.Turn(l.run, n, t)
-	l.st.Phase = NeedSubmit
-	if len(t.Calls) == 0 {
-		l.st.Phase = Finished
+	if len(t.Calls) > 0 {
+		l.st.Phase = NeedSubmit
+		return nil
 	}
+	l.st.Phase = Finished
 	return l.cfg.pause(ctx, "after-turn")
 }
 
 // submit submits the last turn's calls as the step of its number.
 func (l *loop) submit(ctx context.Context) error {
 	n, t := l.st.Turns, l.last().Turn
-	out, err := l.cfg.API.SubmitStep(ctx, client.SubmitStepRequest{Run: l.run, Step: n, Calls: stepCalls(t)})
+	out, err := l.cfg.API.SubmitStep(ctx, client.SubmitStepRequest{Run: l.run, Step: n, Calls: stepCalls(t), Turn: l.fresh})
 	if err != nil {
 		if movedOn(err) {
 			return errMovedOn
 		}
 		return fmt.Errorf("run %s: step %d: %w", l.run, n, err)
 	}
-	l.st.Steps = n
+	l.st.Steps, l.fresh = n, nil
 	if !out.Final {
 		l.waiting = ticketsOf(out)
 		l.st.Phase = NeedResults

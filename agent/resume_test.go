@@ -135,3 +135,57 @@ func TestOnAskExitThenApproveOrRejectAndResume(t *testing.T) {
 		}
 	}
 }
+
+// landedAlone is an engine that dies between a turn's commit and its
+// step's: a step that brings its turn gets the turn recorded, and then
+// the process is gone (stop ends the loop's context).
+type landedAlone struct {
+	client.API
+	stop func()
+}
+
+func (a landedAlone) SubmitStep(ctx context.Context, req client.SubmitStepRequest) (*client.StepOutcome, error) {
+	if req.Turn == nil {
+		return a.API.SubmitStep(ctx, req)
+	}
+	if _, err := a.API.RecordTurn(ctx, client.RecordTurnRequest{Run: req.Run, Turn: *req.Turn}); err != nil {
+		return nil, err
+	}
+	a.stop()
+	return nil, ctx.Err()
+}
+
+// A run whose turn is in the log and whose step is not (the engine gone
+// between the two commits) is resumed from the log: the turn is not sent
+// to the model again, its step is submitted once, and the run completes.
+func TestResumeAfterTheTurnLandedWithoutItsStep(t *testing.T) {
+	var cnt executortest.Counts
+	h := host(t, &cnt)
+	api := commands.Wire{Host: h}
+	m := twoTurns()
+	ctx, stop := context.WithCancel(ctxT(t))
+	out := &answering{ctx: ctxT(t), h: h}
+	req := settings("write and run")
+	req.Location = t.TempDir()
+	if _, err := agent.Start(ctx, agent.Config{API: landedAlone{API: api, stop: stop}, Provider: m, Out: out}, req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the engine gone after the turn: %v, want the context's end", err)
+	}
+	runs, err := api.Runs(ctxT(t))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	r, err := api.Show(ctxT(t), client.ShowRequest{Run: runs[0].ID})
+	if err != nil || len(r.Turns) != 1 || len(r.Steps) != 0 {
+		t.Fatalf("before the resume: %d turns and %d steps (%v), want 1 and 0", len(r.Turns), len(r.Steps), err)
+	}
+	res, err := agent.Resume(ctxT(t), agent.Config{API: api, Provider: m, Out: out}, runs[0].ID)
+	if err != nil || res.Cause != events.CauseCompleted || res.Text != "Finished." {
+		t.Fatalf("resumed: %+v, %v; want completed with the answer", res, err)
+	}
+	if got := len(m.requests()); got != 2 {
+		t.Errorf("%d model requests, want 2: the recorded turn is not sent again", got)
+	}
+	if got := cnt.SideEffecting.Load(); got != 1 {
+		t.Errorf("count_fx ran %d times, want once", got)
+	}
+}

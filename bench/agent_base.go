@@ -94,8 +94,8 @@ func turnMessages(n int) ([]*nats.Msg, error) {
 }
 
 // w8Direct is w8's engine path without the loop: the requests the loop
-// sends the engine for a task (start, then per turn materialize, the
-// turn's commit and the step; the answer's turn and the end), sent
+// sends the engine for a task (start, then per turn materialize and the
+// step with its turn; the answer's materialize, its turn and the end), sent
 // straight to h with the turns made before the clock, tasks tasks one
 // after the other, in one window of tasks×w8Turns turns.
 func w8Direct(ctx context.Context, h *commands.Host, location string, tasks int) (window, error) {
@@ -125,13 +125,13 @@ func w8Direct(ctx context.Context, h *commands.Host, location string, tasks int)
 				if _, err := h.Materialize(ctx, commands.MaterializeRequest{Run: info.Run}); err != nil {
 					return err
 				}
-				if _, err := h.RecordTurn(ctx, commands.RecordTurnRequest{Run: info.Run, Turn: turn}); err != nil {
-					return err
-				}
-				if t == w8Turns {
+				if t == w8Turns { // the answer, recorded alone
+					if _, err := h.RecordTurn(ctx, commands.RecordTurnRequest{Run: info.Run, Turn: turn}); err != nil {
+						return err
+					}
 					break
 				}
-				if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: t + 1, Calls: calls[t]}); err != nil {
+				if _, err := h.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: t + 1, Calls: calls[t], Turn: &turn}); err != nil {
 					return err
 				}
 			}

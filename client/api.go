@@ -74,6 +74,14 @@ type SubmitStepRequest struct {
 	Run   string        `json:"run"`
 	Step  int           `json:"step"`
 	Calls []CallRequest `json:"calls"`
+	// Turn, for a run a model drives, is the model's turn whose calls
+	// these are (turn Step, its calls these, by id and name, in order).
+	// The engine records it as RecordTurn does, in a commit of its own
+	// that comes before any of the step's: a turn it has already, the
+	// same, is not recorded again. Sent with its step, the turn costs no
+	// request of its own, and its commit goes on while the calls are
+	// checked (and, when all of them are read-only, run).
+	Turn *events.ModelTurnRecorded `json:"turn,omitempty"`
 }
 
 // CallResult is what the model gets back for one call.

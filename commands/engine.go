@@ -1,8 +1,8 @@
 package commands
 
 import (
+	"context"
 	"fmt"
-	"github.com/stepgate/stepgate/executor/sandbox"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +12,7 @@ import (
 	"github.com/stepgate/stepgate/config"
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/executor"
+	"github.com/stepgate/stepgate/executor/sandbox"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
 	"github.com/stepgate/stepgate/step"
@@ -85,6 +86,10 @@ type Config struct {
 	// sandboxed command besides the profile's: its data directory, the
 	// user's and the secrets file, the NATS credentials it connects with.
 	SandboxDenied []string
+	// Pause, when set, is called at named points of a step (turn-landed:
+	// a step's turn is in the log and nothing of the step is): a test
+	// stops the process there. It returns when the host may go on.
+	Pause func(ctx context.Context, point string)
 }
 
 // Policy is the configuration's word on a run: the agent's rules with their

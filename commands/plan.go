@@ -27,6 +27,9 @@ type plan struct {
 	onePtr [1]*planned
 	evs    [5]events.Event
 	commit events.Commit
+	// turn is the step's model turn while its commit is in flight
+	// (stepturn.go): the step's first commit waits for it.
+	turn *turnInFlight
 }
 
 // events returns an empty event slice with room for n.

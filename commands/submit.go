@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,9 @@ func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*Ste
 	if err := checkSubmit(req, h.cfg.MaxCalls, h.commitBudget()); err != nil {
 		return nil, err
 	}
+	if err := checkStepTurn(req, h.cfg.MaxCalls, h.commitBudget()/2); err != nil {
+		return nil, err
+	}
 	h.known(ctx, req.Run)
 	if h.placed(req.Calls) {
 		var there StepOutcome
@@ -88,14 +92,55 @@ func (h *submitter) SubmitStep(ctx context.Context, req SubmitStepRequest) (*Ste
 	held := h.lockRun(req.Run)
 	defer held.unlock()
 
+	turn, err := h.startTurn(ctx, req) // its commit goes on while the step is planned (stepturn.go)
+	if err != nil {
+		if again, rerr := h.recheck(ctx, req.Run, err); !again {
+			return nil, rerr
+		}
+		if turn, err = h.startTurn(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	p, recorded, err := h.plan(req)
+	if turn != nil && (err != nil || recorded != nil) {
+		if _, _, terr := h.land(ctx, turn); terr != nil {
+			return nil, terr
+		}
+		turn = nil
+	}
 	if err != nil {
 		p, recorded, err = h.planAgain(ctx, req, err)
 	}
 	if err != nil || recorded != nil {
 		return recorded, err
 	}
+	p.turn = turn
 	return h.submitPlan(ctx, req, p, 0)
+}
+
+// landTurn waits for the plan's turn, if one is in flight, and moves the
+// plan to stand after it. When the turn had to be committed again after a
+// lost race, the step is planned again against the run as it now stands
+// and submitted (again is true, with its outcome).
+func (h *submitter) landTurn(ctx context.Context, req SubmitStepRequest, p *plan, attempt int) (again bool, _ *StepOutcome, _ error) {
+	if p.turn == nil {
+		return false, nil, nil
+	}
+	at, moved, err := h.land(ctx, p.turn)
+	p.turn = nil
+	switch {
+	case err != nil:
+		return true, nil, err
+	case !moved:
+		p.from = at
+		return false, nil, nil
+	}
+	np, recorded, err := h.plan(req)
+	if err != nil || recorded != nil {
+		return true, recorded, err
+	}
+	out, err := h.submitPlan(ctx, req, np, attempt+1)
+	return true, out, err
 }
 
 // submitPlan executes and commits a decided step; attempt counts the
@@ -106,6 +151,23 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 	}
 	spans := h.tr.startCalls(ctx, p) // nil when tracing is off
 	defer func() { spans.end(p.calls, err) }()
+	defer func() {
+		if p.turn != nil { // refused before its first commit: the turn still lands, the run's lock held
+			if _, _, terr := h.land(ctx, p.turn); terr != nil && err == nil {
+				err = terr
+			}
+			p.turn = nil
+		}
+	}()
+	// land waits for the step's turn, in flight; again says the step was
+	// planned again (or refused) after the turn lost a race, with its outcome.
+	land := func() (again bool, _ *StepOutcome, _ error) {
+		again, out, err := h.landTurn(ctx, req, p, attempt)
+		if again {
+			spans.end(p.calls, cmp.Or(err, ErrConflict)) // a step planned again has spans of its own
+		}
+		return again, out, err
+	}
 	if p.runsAny() {
 		epoch, err := h.leaseEpoch() // before anything is committed
 		if err != nil {
@@ -114,7 +176,15 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 		p.epoch = epoch
 	}
 	if p.oneCommit() {
+		if !p.readOnly() { // a call that may change anything waits for the turn
+			if again, out, err := land(); again {
+				return out, err
+			}
+		}
 		p.execute(ctx, h)
+		if again, out, err := land(); again {
+			return out, err
+		}
 		p.commit = h.newCommit(req.Run, req.Step, events.KindStep, p.settleEvents(p.decideEvents(p.events(4*len(p.calls)+1)))...)
 		h.fit(&p.commit, p.from, p.calls...)
 		cctx, cancel := settling(ctx) // the calls ran: record them even if the caller gave up
@@ -125,6 +195,9 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 			return h.lostRace(ctx, req, p.from.seq, attempt, err)
 		}
 		return p.outcome(), nil
+	}
+	if again, out, err := land(); again {
+		return out, err
 	}
 	decide := h.newCommit(req.Run, req.Step, events.KindDecide, p.decideEvents(make([]events.Event, 0, 3*len(p.calls)))...)
 	next, err := h.commit(ctx, &decide, p.from)

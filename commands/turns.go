@@ -55,31 +55,48 @@ func (h *runs) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnReco
 func (h *runs) recordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
 	held := h.lockRun(req.Run)
 	defer held.unlock()
-	r, err := h.header(req.Run)
-	if err != nil {
+	c, from, err := h.turnCommit(req.Run, req.Turn)
+	switch {
+	case err != nil:
 		return nil, err
+	case c == nil:
+		return &TurnRecord{Run: req.Run, Turn: req.Turn.Turn, Again: true}, nil
 	}
-	n := req.Turn.Turn
+	if _, err := h.commit(ctx, c, from); err != nil {
+		return nil, fmt.Errorf("turn %d of run %s: %w", req.Turn.Turn, req.Run, err)
+	}
+	return &TurnRecord{Run: req.Run, Turn: req.Turn.Turn}, nil
+}
+
+// turnCommit is the commit that records turn t of run, as this host holds
+// the run, and where the run stands before it; nil, with no error, when
+// the run has the turn already, the same. Another turn of that number is
+// ErrConflict, an ended run ErrRunNotActive, a turn that is not next (or
+// comes before the previous turn's step is final) ErrStepOrder. The
+// caller holds the run's lock.
+func (b *base) turnCommit(run string, t events.ModelTurnRecorded) (*events.Commit, runAt, error) {
+	r, err := b.header(run)
+	if err != nil {
+		return nil, runAt{}, err
+	}
+	n := t.Turn
 	if n <= len(r.Turns) {
-		if !sameTurn(r.Turns[n-1], req.Turn) {
-			return nil, fmt.Errorf("turn %d of run %s: recorded with another response: %w", n, req.Run, ErrConflict)
+		if !sameTurn(r.Turns[n-1], t) {
+			return nil, runAt{}, fmt.Errorf("turn %d of run %s: recorded with another response: %w", n, run, ErrConflict)
 		}
-		return &TurnRecord{Run: req.Run, Turn: n, Again: true}, nil
+		return nil, runAt{}, nil
 	}
 	if r.Status == projection.StatusEnded {
-		return nil, fmt.Errorf("turn %d of run %s: %w", n, req.Run, ErrRunNotActive)
+		return nil, runAt{}, fmt.Errorf("turn %d of run %s: %w", n, run, ErrRunNotActive)
 	}
 	if n != len(r.Turns)+1 {
-		return nil, fmt.Errorf("turn %d of run %s: the run has %d turns, the next is %d: %w", n, req.Run, len(r.Turns), len(r.Turns)+1, ErrStepOrder)
+		return nil, runAt{}, fmt.Errorf("turn %d of run %s: the run has %d turns, the next is %d: %w", n, run, len(r.Turns), len(r.Turns)+1, ErrStepOrder)
 	}
 	if err := fold.TurnFits(r.Turns, r.Steps, r.Steps == 0 || r.Last.Final); err != nil {
-		return nil, fmt.Errorf("turn %d of run %s: %w: %w", n, req.Run, err, ErrStepOrder)
+		return nil, runAt{}, fmt.Errorf("turn %d of run %s: %w: %w", n, run, err, ErrStepOrder)
 	}
-	c := h.newCommit(req.Run, 0, events.KindTurn, req.Turn)
-	if _, err := h.commit(ctx, &c, at(&r)); err != nil {
-		return nil, fmt.Errorf("turn %d of run %s: %w", n, req.Run, err)
-	}
-	return &TurnRecord{Run: req.Run, Turn: n}, nil
+	c := b.newCommit(run, 0, events.KindTurn, t)
+	return &c, at(&r), nil
 }
 
 // sameTurn reports whether two turns say the same (as stored: an empty

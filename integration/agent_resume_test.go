@@ -19,10 +19,13 @@ type crashTrial struct {
 
 // The crash-and-resume trials: engine agent is killed (SIGKILL) with bash
 // asking — while it waits for the ticket, between the model's answer and
-// the turn's commit, between the turn's commit and the step's commit,
-// after the step, before the next request, after the last answer — the
+// the request that records it with its step, after the step, before the
+// next request, after the last answer is recorded (after-turn) — the
 // ticket is approved from another process, and engine agent --resume in
-// another process finishes the run.
+// another process finishes the run. The engine records a turn of calls
+// with its step, so the agent's process cannot die between the turn's
+// commit and the step's; the engine can, and
+// TestAgentResumesAfterTheEngineDiedBetweenTurnAndStep kills it there.
 //
 // Each turn is sent to the model once, counting by recorded commits: a
 // turn is the request whose response the log records (ModelTurnRecorded),
@@ -124,5 +127,72 @@ func TestAgentCrashAndResume(t *testing.T) {
 				t.Errorf("%d tickets approved, want 1 (the step asked once)", len(approved))
 			}
 		})
+	}
+}
+
+// The engine dies between a turn's commit and its step's: engine serve is
+// killed (SIGKILL) where the step's turn is in the log and nothing of the
+// step is, and the agent with it. Served again on its data directory, the
+// run has the turn and no step; engine agent --resume, another process,
+// submits the step, waits for its ticket (approved from a third), and
+// finishes the run. No turn was sent to the model twice, and every tool
+// ran once.
+func TestAgentResumesAfterTheEngineDiedBetweenTurnAndStep(t *testing.T) {
+	data, addr := t.TempDir(), freeAddr(t)
+	url := "nats://" + addr
+	mark := filepath.Join(t.TempDir(), "paused")
+	s := serveEnv(t, []string{"STEPGATE_HOST_PAUSE=turn-landed:1", "STEPGATE_HOST_PAUSE_FILE=" + mark}, "--data", data, "--listen", addr, "--host", "h1")
+	ws := agentWorkspace(t, true)
+	f := writeAndRun(t)
+	p := startAgent(t, nil, agentArgs(url, f, "--location", ws, "--on-ask", "wait", "write and run")...)
+	run := p.await(t, "started")["run"].(string)
+	deadline := time.Now().Add(2 * time.Minute) // only to stop a hang
+	for {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine never reached turn-landed; its stderr:\n%s", s.stderr.String())
+		}
+		p.wait(20 * time.Millisecond)
+	}
+	p.kill9(t)
+	s.kill9(t)
+
+	serveArgs(t, "--data", data, "--listen", addr, "--host", "h1")
+	if r := showAgentRun(t, url, run); len(r.Turns) != 1 || len(r.Steps) != 0 {
+		t.Fatalf("after the engine died: %d turns and %d steps, want the turn alone", len(r.Turns), len(r.Steps))
+	}
+	q := startAgent(t, nil, "--nats", url, "--resume", run)
+	approved := 0
+	for deadline = time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		if tk := q.find("ticket"); tk != nil && approved == 0 {
+			approved++
+			engine(t, "approve", tk["ticket"].(string), "--nats", url)
+		}
+		if q.ended(50 * time.Millisecond) {
+			break
+		}
+	}
+	if code := q.exit(t); code != 0 {
+		t.Fatalf("resume exit %d\n%s", code, q.stderr.String())
+	}
+	r := showAgentRun(t, url, run)
+	if r.End == nil || r.End.Cause != "completed" || len(r.Turns) != 2 || len(r.Steps) != 1 {
+		t.Fatalf("run %s: end %+v, %d turns, %d steps; want completed after 2 turns and 1 step", run, r.End, len(r.Turns), len(r.Steps))
+	}
+	for k := 1; k <= 2; k++ {
+		if got := f.requests()[k]; got != 1 {
+			t.Errorf("turn %d requested %d times, want once", k, got)
+		}
+	}
+	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
+		t.Errorf("bash ran %d times (ran.log %q), want once", len(got), got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "hello from the model\n" {
+		t.Errorf("out.txt %q", b)
+	}
+	if approved != 1 {
+		t.Errorf("%d tickets approved, want 1", approved)
 	}
 }

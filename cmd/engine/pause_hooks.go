@@ -5,21 +5,37 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
-// Test hook: STEPGATE_AGENT_PAUSE names a point of the loop (before-request,
-// after-response, after-turn, after-step) and, after a colon, which time it
-// is met (default the first); there the process writes
-// STEPGATE_AGENT_PAUSE_FILE and stops until it is killed or interrupted.
-// The crash-and-resume tests kill it there.
+// Test hooks: STEPGATE_AGENT_PAUSE names a point of engine agent's loop
+// (before-request, after-response, after-turn, after-step), and
+// STEPGATE_HOST_PAUSE a point of engine serve's steps (turn-landed: a
+// step's turn is in the log and nothing of the step is), each, after a
+// colon, with which time it is met (default the first); there the process
+// writes the file its _FILE variable names and stops until it is killed
+// or interrupted. The crash-and-resume tests kill it there.
 const (
 	envAgentPause     = "STEPGATE_AGENT_PAUSE"
 	envAgentPauseFile = "STEPGATE_AGENT_PAUSE_FILE"
+	envHostPause      = "STEPGATE_HOST_PAUSE"
+	envHostPauseFile  = "STEPGATE_HOST_PAUSE_FILE"
 )
 
-// pauseHook is the test hook the environment asks for, or nil.
+// pauseHook is the agent's test hook the environment asks for, or nil.
 func pauseHook(getenv func(string) string) func(context.Context, string) {
-	spec, file := getenv(envAgentPause), getenv(envAgentPauseFile)
+	return pauseAt(getenv(envAgentPause), getenv(envAgentPauseFile))
+}
+
+// hostPauseHook is the served engine's test hook the environment asks
+// for, or nil.
+func hostPauseHook(getenv func(string) string) func(context.Context, string) {
+	return pauseAt(getenv(envHostPause), getenv(envHostPauseFile))
+}
+
+// pauseAt stops at the point spec names (point[:n]), writing file first;
+// nil when either is empty.
+func pauseAt(spec, file string) func(context.Context, string) {
 	if spec == "" || file == "" {
 		return nil
 	}
@@ -30,12 +46,9 @@ func pauseHook(getenv func(string) string) func(context.Context, string) {
 			want = n
 		}
 	}
-	met := 0
+	var met atomic.Int64 // a host meets its points from many requests at once
 	return func(ctx context.Context, p string) {
-		if p != point {
-			return
-		}
-		if met++; met != want {
+		if p != point || met.Add(1) != int64(want) {
 			return
 		}
 		_ = os.WriteFile(file, []byte(p+"\n"), 0o600)

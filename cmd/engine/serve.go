@@ -86,7 +86,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Options: hosting.Options{AuthFile: *auth, ClientOptions: clientOpts, DataDir: cf.data, Listen: *listen, Sync: *sync, Replicas: *replicas,
 			HostName: *hostName, OverrideIdentity: *hostName != "", Log: log, Version: version(), TestTools: *testTools,
 			MaxCalls: limits.maxCalls, MaxExecutions: limits.maxExecutions, Sandbox: floor.floor(), SecretFiles: []string{cf.passwordFile, cf.creds, cf.tlsKey},
-			Lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, Locations: locations, Forward: true},
+			Lease: commands.LeaseConfig{TTL: *lease, Off: *lease == 0}, Locations: locations, Forward: true, Pause: hostPauseHook(os.Getenv)},
 		MetricsAddr: *metricsAddr, Binding: binding, PublicURL: wf.publicURL,
 	}
 	tracer, stopTracing, err := hosting.NewTracing(ctx, os.Getenv, version())

@@ -68,7 +68,7 @@ func startHost(ctx context.Context, nc *nats.Conn, o Options, fleet *fleetConfig
 		Engine: commands.Config{Host: o.HostName, Version: o.Version, ToolOutputDir: filepath.Join(o.DataDir, "tool-output"), Logger: log,
 			Policy: policy, MaxCalls: o.MaxCalls, MaxExecutions: o.MaxExecutions,
 			Metrics: o.Metrics, MCP: commands.MCPOptions{Secrets: secrets}, Tracer: o.Tracer, TraceContent: o.TraceContent,
-			Locations: o.Locations, Forward: fwd,
+			Locations: o.Locations, Forward: fwd, Pause: o.Pause,
 			Sandbox: o.Sandbox, SandboxDenied: hostSecrets(o.DataDir, l.UserFile, o.SecretFiles)},
 		Projector: projection.Options{Logger: log},
 		Lease:     o.Lease,

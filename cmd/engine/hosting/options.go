@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/nats-io/nats.go"
@@ -60,6 +61,8 @@ type Options struct {
 	// TraceContent records the calls' arguments and results on the spans.
 	Tracer       trace.TracerProvider
 	TraceContent bool
+	// Pause is the engine's test hook (commands.Config.Pause).
+	Pause func(ctx context.Context, point string)
 	// Lease is the host's lease (the zero value: the engine's default).
 	Lease commands.LeaseConfig
 	// AuthFile is the embedded server's users and permissions: a
