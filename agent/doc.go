@@ -1,8 +1,10 @@
 // Package agent is the model loop of `engine agent`: it starts a run (or
 // resumes one), gives the model the run's catalogue as tool definitions,
-// commits each model turn (record_turn) before its calls are submitted as
-// one step, gives the step's results back to the model, and goes on until
-// the model answers without calls or the run reaches its bound of steps.
+// has each model turn committed before its calls are decided (a turn of
+// calls sent with its step, whose first commit follows the turn's; the
+// model's answer with record_turn), gives the step's results back to the
+// model, and goes on until the model answers without calls or the run
+// reaches its bound of steps.
 //
 // The conversation is run state: the run's start pins the agent settings
 // (events.ModelSettings), each turn is a ModelTurnRecorded commit, and
