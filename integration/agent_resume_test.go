@@ -62,13 +62,7 @@ func TestAgentCrashAndResume(t *testing.T) {
 			}
 			p := startAgent(t, env, agentArgs(url, f, "--location", ws, "--on-ask", "wait", "write and run")...)
 			run := p.await(t, "started")["run"].(string)
-			approved := map[string]bool{}
-			approve := func(ev map[string]any) {
-				if id := ev["ticket"].(string); !approved[id] {
-					approved[id] = true
-					engine(t, "approve", id, "--nats", url)
-				}
-			}
+			a := &approver{url: url, seen: map[string]bool{}}
 			killed := false
 			deadline := time.Now().Add(2 * time.Minute) // only to stop a hang
 			for !killed {
@@ -79,10 +73,10 @@ func TestAgentCrashAndResume(t *testing.T) {
 					if tr.onTicket {
 						p.kill9(t)
 						killed = true
-						approve(tk)
+						a.approve(t, tk)
 						break
 					}
-					approve(tk)
+					a.approve(t, tk)
 				}
 				if _, err := os.Stat(mark); err == nil {
 					p.kill9(t)
@@ -91,42 +85,73 @@ func TestAgentCrashAndResume(t *testing.T) {
 				}
 				p.wait(20 * time.Millisecond)
 			}
-			q := startAgent(t, nil, "--nats", url, "--resume", run)
-			deadline = time.Now().Add(2 * time.Minute) // only to stop a hang
-			for time.Now().Before(deadline) {
-				if tk := q.find("ticket"); tk != nil {
-					approve(tk)
-				}
-				if q.ended(50 * time.Millisecond) {
-					break
-				}
-			}
-			if code := q.exit(t); code != 0 {
-				t.Fatalf("resume exit %d\n%s", code, q.stderr.String())
-			}
-			r := showAgentRun(t, url, run)
-			if r.End == nil || r.End.Cause != "completed" || len(r.Turns) != 2 || len(r.Steps) != 1 {
-				t.Fatalf("run %s: end %+v, %d turns, %d steps; want completed after 2 turns and 1 step", run, r.End, len(r.Turns), len(r.Steps))
-			}
-			for k := 1; k <= 2; k++ {
-				want := 1
-				if k == tr.lostTurn {
-					want = 2
-				}
-				if got := f.requests()[k]; got != want {
-					t.Errorf("turn %d requested %d times, want %d", k, got, want)
-				}
-			}
-			if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
-				t.Errorf("bash ran %d times (ran.log %q), want once", len(got), got)
-			}
-			if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "hello from the model\n" {
-				t.Errorf("out.txt %q", b)
-			}
-			if len(approved) != 1 {
-				t.Errorf("%d tickets approved, want 1 (the step asked once)", len(approved))
-			}
+			resumeToTheEnd(t, run, a)
+			wroteAndRanOnce(t, run, f, ws, tr.lostTurn, a)
 		})
+	}
+}
+
+// approver approves each ticket it is shown once, from another process
+// (engine approve against url), and remembers which.
+type approver struct {
+	url  string
+	seen map[string]bool
+}
+
+func (a *approver) approve(t *testing.T, ticket map[string]any) {
+	t.Helper()
+	if id := ticket["ticket"].(string); !a.seen[id] {
+		a.seen[id] = true
+		engine(t, "approve", id, "--nats", a.url)
+	}
+}
+
+// resumeToTheEnd runs engine agent --resume run against a's server in a
+// process of its own, approving each ticket it prints (a), until it ends;
+// it must exit 0.
+func resumeToTheEnd(t *testing.T, run string, a *approver) {
+	t.Helper()
+	q := startAgent(t, nil, "--nats", a.url, "--resume", run)
+	deadline := time.Now().Add(2 * time.Minute) // only to stop a hang
+	for time.Now().Before(deadline) {
+		if tk := q.find("ticket"); tk != nil {
+			a.approve(t, tk)
+		}
+		if q.ended(50 * time.Millisecond) {
+			break
+		}
+	}
+	if code := q.exit(t); code != 0 {
+		t.Fatalf("resume exit %d\n%s", code, q.stderr.String())
+	}
+}
+
+// wroteAndRanOnce checks a finished writeAndRun run: completed after 2
+// turns and 1 step, turn k requested 1 + (k == lostTurn) times, bash run
+// once, out.txt written, and one ticket approved (the step asked once).
+func wroteAndRanOnce(t *testing.T, run string, f *chatFake, ws string, lostTurn int, a *approver) {
+	t.Helper()
+	r := showAgentRun(t, a.url, run)
+	if r.End == nil || r.End.Cause != "completed" || len(r.Turns) != 2 || len(r.Steps) != 1 {
+		t.Fatalf("run %s: end %+v, %d turns, %d steps; want completed after 2 turns and 1 step", run, r.End, len(r.Turns), len(r.Steps))
+	}
+	for k := 1; k <= 2; k++ {
+		want := 1
+		if k == lostTurn {
+			want = 2
+		}
+		if got := f.requests()[k]; got != want {
+			t.Errorf("turn %d requested %d times, want %d", k, got, want)
+		}
+	}
+	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
+		t.Errorf("bash ran %d times (ran.log %q), want once", len(got), got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "hello from the model\n" {
+		t.Errorf("out.txt %q", b)
+	}
+	if len(a.seen) != 1 {
+		t.Errorf("%d tickets approved, want 1 (the step asked once)", len(a.seen))
 	}
 }
 
@@ -163,36 +188,7 @@ func TestAgentResumesAfterTheEngineDiedBetweenTurnAndStep(t *testing.T) {
 	if r := showAgentRun(t, url, run); len(r.Turns) != 1 || len(r.Steps) != 0 {
 		t.Fatalf("after the engine died: %d turns and %d steps, want the turn alone", len(r.Turns), len(r.Steps))
 	}
-	q := startAgent(t, nil, "--nats", url, "--resume", run)
-	approved := 0
-	for deadline = time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
-		if tk := q.find("ticket"); tk != nil && approved == 0 {
-			approved++
-			engine(t, "approve", tk["ticket"].(string), "--nats", url)
-		}
-		if q.ended(50 * time.Millisecond) {
-			break
-		}
-	}
-	if code := q.exit(t); code != 0 {
-		t.Fatalf("resume exit %d\n%s", code, q.stderr.String())
-	}
-	r := showAgentRun(t, url, run)
-	if r.End == nil || r.End.Cause != "completed" || len(r.Turns) != 2 || len(r.Steps) != 1 {
-		t.Fatalf("run %s: end %+v, %d turns, %d steps; want completed after 2 turns and 1 step", run, r.End, len(r.Turns), len(r.Steps))
-	}
-	for k := 1; k <= 2; k++ {
-		if got := f.requests()[k]; got != 1 {
-			t.Errorf("turn %d requested %d times, want once", k, got)
-		}
-	}
-	if got := fileLines(t, filepath.Join(ws, "ran.log")); len(got) != 1 {
-		t.Errorf("bash ran %d times (ran.log %q), want once", len(got), got)
-	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "hello from the model\n" {
-		t.Errorf("out.txt %q", b)
-	}
-	if approved != 1 {
-		t.Errorf("%d tickets approved, want 1", approved)
-	}
+	a := &approver{url: url, seen: map[string]bool{}}
+	resumeToTheEnd(t, run, a)
+	wroteAndRanOnce(t, run, f, ws, 0, a)
 }
