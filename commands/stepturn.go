@@ -82,33 +82,44 @@ func (h *submitter) startTurn(ctx context.Context, req SubmitStepRequest) (*turn
 
 // land waits for the turn's commit and returns where the run then stands.
 // After a lost race (another commit of the run came first) the run is
-// caught up and the turn committed again, a few times at most; moved then
-// says the run is not where the step was planned, which is planned again.
+// caught up and the turn committed again as RecordTurn commits it (raced:
+// a few times at most); moved then says the run is not where the step was
+// planned, which is planned again.
 func (h *submitter) land(ctx context.Context, t *turnInFlight) (at runAt, moved bool, err error) {
 	<-t.done
-	if t.err == nil {
-		if h.cfg.Pause != nil {
-			h.cfg.Pause(ctx, "turn-landed")
-		}
-		return t.at, false, nil
-	}
-	err = t.err
-	for attempt := 0; errors.Is(err, step.ErrConflict) && attempt < maxRaceRetries; attempt++ {
+	at, err = t.at, t.err
+	if errors.Is(err, step.ErrConflict) {
 		if cerr := h.catchUp(ctx, t.run); cerr != nil {
 			return runAt{}, true, errors.Join(fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err), cerr)
 		}
-		c, from, terr := h.turnCommit(t.run, t.turn)
-		if terr != nil || c == nil {
-			return runAt{}, true, terr // refused now, or recorded meanwhile, the same
+		var again *runAt
+		again, err = raced(ctx, h.base, t.run, func() (*runAt, error) {
+			c, from, err := h.turnCommit(t.run, t.turn)
+			if err != nil || c == nil {
+				return nil, err // refused now, or recorded meanwhile, the same
+			}
+			at, err := h.commit(ctx, c, from)
+			if err != nil {
+				return nil, fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err)
+			}
+			return &at, nil
+		})
+		switch {
+		case errors.Is(err, step.ErrConflict):
+			return runAt{}, true, fmt.Errorf("turn %d of run %s: another host committed first: %w", t.turn.Turn, t.run, ErrConflict)
+		case err != nil:
+			return runAt{}, true, err
+		case again == nil:
+			return runAt{}, true, nil
 		}
-		if at, err = h.commit(ctx, c, from); err == nil {
-			return at, true, nil
-		}
+		at, moved = *again, true
+	} else if err != nil {
+		return runAt{}, false, fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err)
 	}
-	if errors.Is(err, step.ErrConflict) {
-		return runAt{}, false, fmt.Errorf("turn %d of run %s: another host committed first: %w", t.turn.Turn, t.run, ErrConflict)
+	if h.cfg.Pause != nil {
+		h.cfg.Pause(ctx, "turn-landed")
 	}
-	return runAt{}, false, fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err)
+	return at, moved, nil
 }
 
 // readOnly reports whether every call of p that runs is read-only: the
