@@ -49,11 +49,14 @@ func (c *Client) State() State {
 	return s
 }
 
-// setPhase enters Connecting or Down; a Down state forgets the tools.
+// setPhase enters Connecting or Down; a Down state forgets the tools. A
+// client that is down stays down while it tries again: Connecting is only
+// the first attempt, so `engine mcp ls` shows a server that keeps failing as
+// down, with its last error and since when, however its attempts fall.
 func (c *Client) setPhase(p Phase, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state.Phase == p && p == Connecting {
+	if p == Connecting && (c.state.Phase == Connecting || c.state.Phase == Down) {
 		return
 	}
 	st := State{Server: c.name, Phase: p, Since: time.Now()}
