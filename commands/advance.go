@@ -133,11 +133,39 @@ func (h *submitter) settleResults(ctx context.Context, run string, n int, from r
 		from = at(&r)
 		// Only the last step can be open: every earlier one is final.
 		s := r.Step(n)
+		if answeredMeanwhile(&r, s, evs) {
+			return nil // a reply came first; nothing of this host's is left to record
+		}
 		open := s != nil && !s.Final && !resultsIn(s, evs)
 		if !open {
 			return fmt.Errorf("settle step %d of run %s: settled elsewhere: %w", n, run, ErrConflict)
 		}
 	}
+}
+
+// answeredMeanwhile reports whether a settle that lost its race holds
+// nothing but the mark that step s awaits its tickets, and a ticket was
+// answered meanwhile (or the step is final): a step whose calls all asked
+// is settled by the mark alone, and a reply on another host may answer a
+// ticket as soon as the decide commit issued it. The reply's own commits
+// say what the step awaits now.
+func answeredMeanwhile(r *projection.RunHeader, s *projection.Step, evs []events.Event) bool {
+	if len(evs) != 1 {
+		return false
+	}
+	aw, ok := evs[0].(events.StepAwaiting)
+	if !ok {
+		return false
+	}
+	if s == nil || s.Final {
+		return true
+	}
+	for _, id := range aw.Tickets {
+		if t := r.Ticket(id); t != nil && !t.Pending() {
+			return true
+		}
+	}
+	return false
 }
 
 // rerun prepares a recorded call to run again (an approved call, a call

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"sync"
 
 	"github.com/stepgate/stepgate/executor"
@@ -25,4 +26,11 @@ type base struct {
 	shared  sharedConfig // what runs' configurations share
 	lease   *hostLease   // nil: no lease (see Host.Run)
 	fleet   *fleet       // where locations are
+}
+
+// pause calls the configuration's Pause at a named point, if it has one.
+func (b *base) pause(ctx context.Context, point string) {
+	if b.cfg.Pause != nil {
+		b.cfg.Pause(ctx, point)
+	}
 }

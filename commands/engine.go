@@ -86,9 +86,12 @@ type Config struct {
 	// sandboxed command besides the profile's: its data directory, the
 	// user's and the secrets file, the NATS credentials it connects with.
 	SandboxDenied []string
-	// Pause, when set, is called at named points of a step (turn-landed:
-	// a step's turn is in the log and nothing of the step is): a test
-	// stops the process there. It returns when the host may go on.
+	// Pause, when set, is called at named points of a step: a test stops
+	// the process there, or holds the host while another acts. It returns
+	// when the host may go on. The points: turn-landed (a step's turn is in
+	// the log and nothing of the step is), decided (a step's decide commit
+	// is in the log and nothing has run) and reply-waits (a reply found
+	// another call of its step in flight and waits for its result).
 	Pause func(ctx context.Context, point string)
 }
 

@@ -107,6 +107,9 @@ func (h *replier) autoApprove(ctx context.Context, project, run, by string) erro
 	if err != nil {
 		return err
 	}
+	if c := inFlight(&r, s); c != nil { // its tickets stay pending for a human
+		return &stepInFlight{run: run, step: s.N, call: c.ID, host: s.Host}
+	}
 	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits, place: cfg.placeAt()}
 	for _, t := range approved {
 		w.first = append(w.first, events.TicketResolved{Ticket: t.ID, CallID: t.CallID, Reply: events.ResolvedAuto, Approved: true, By: by})

@@ -99,7 +99,16 @@ func (h *replier) Reply(ctx context.Context, req ReplyRequest) (*ReplyResult, er
 	}
 	rechecked := false
 	for attempt := 0; ; attempt++ {
+		changed := h.proj.Changed() // before the step is looked at: no result is missed
 		res, grantProject, err := h.replyOnce(ctx, run, req)
+		if busy := (*stepInFlight)(nil); errors.As(err, &busy) {
+			h.pause(ctx, "reply-waits")
+			if err := h.waitForResults(ctx, run, changed, err); err != nil {
+				return nil, err
+			}
+			attempt--
+			continue // validate again: the step's results came, or the ticket was answered
+		}
 		if errors.Is(err, step.ErrConflict) && attempt < maxRaceRetries {
 			if rerr := h.catchUp(ctx, run); rerr != nil {
 				return nil, rerr
@@ -176,6 +185,9 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 	s, err := h.stepOf(&r, t.Step)
 	if err != nil {
 		return nil, "", err
+	}
+	if c := inFlight(&r, s); c != nil {
+		return nil, "", &stepInFlight{run: run, step: s.N, call: c.ID, host: s.Host}
 	}
 	cfg = h.config(&r)
 	var ed edited

@@ -116,9 +116,7 @@ func (h *submitter) land(ctx context.Context, t *turnInFlight) (at runAt, moved 
 	} else if err != nil {
 		return runAt{}, false, fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err)
 	}
-	if h.cfg.Pause != nil {
-		h.cfg.Pause(ctx, "turn-landed")
-	}
+	h.pause(ctx, "turn-landed")
 	return at, moved, nil
 }
 

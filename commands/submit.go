@@ -205,6 +205,7 @@ func (h *submitter) submitPlan(ctx context.Context, req SubmitStepRequest, p *pl
 		spans.end(p.calls, err)
 		return h.lostRace(ctx, req, p.from.seq, attempt, err)
 	}
+	h.pause(ctx, "decided")
 	p.execute(ctx, h)
 	if err := h.settleResults(ctx, req.Run, req.Step, next, p.settleEvents(make([]events.Event, 0, len(p.calls)+1)), p.calls); err != nil {
 		return nil, err

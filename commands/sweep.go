@@ -95,6 +95,9 @@ func (h *replier) sweepRun(ctx context.Context, run string) error {
 	if err != nil {
 		return err
 	}
+	if inFlight(&r, s) != nil {
+		return nil // another host settles a call of the step first; the next sweep resolves these
+	}
 	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, first: first}
 	for _, t := range pending {
 		if !slices.Contains(settled, t) {
