@@ -94,15 +94,7 @@ func (h *submitter) land(ctx context.Context, t *turnInFlight) (at runAt, moved 
 		}
 		var again *runAt
 		again, err = raced(ctx, h.base, t.run, func() (*runAt, error) {
-			c, from, err := h.turnCommit(t.run, t.turn)
-			if err != nil || c == nil {
-				return nil, err // refused now, or recorded meanwhile, the same
-			}
-			at, err := h.commit(ctx, c, from)
-			if err != nil {
-				return nil, fmt.Errorf("turn %d of run %s: %w", t.turn.Turn, t.run, err)
-			}
-			return &at, nil
+			return h.commitTurn(ctx, t.run, t.turn) // nil: recorded meanwhile, the same
 		})
 		switch {
 		case errors.Is(err, step.ErrConflict):

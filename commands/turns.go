@@ -55,17 +55,26 @@ func (h *runs) RecordTurn(ctx context.Context, req RecordTurnRequest) (*TurnReco
 func (h *runs) recordTurn(ctx context.Context, req RecordTurnRequest) (*TurnRecord, error) {
 	held := h.lockRun(req.Run)
 	defer held.unlock()
-	c, from, err := h.turnCommit(req.Run, req.Turn)
-	switch {
-	case err != nil:
+	at, err := h.commitTurn(ctx, req.Run, req.Turn)
+	if err != nil {
 		return nil, err
-	case c == nil:
-		return &TurnRecord{Run: req.Run, Turn: req.Turn.Turn, Again: true}, nil
 	}
-	if _, err := h.commit(ctx, c, from); err != nil {
-		return nil, fmt.Errorf("turn %d of run %s: %w", req.Turn.Turn, req.Run, err)
+	return &TurnRecord{Run: req.Run, Turn: req.Turn.Turn, Again: at == nil}, nil
+}
+
+// commitTurn records turn t of run as this host holds the run, its lock
+// held: where the run then stands, or nil, with no error, when the run has
+// the turn already, the same (see turnCommit).
+func (b *base) commitTurn(ctx context.Context, run string, t events.ModelTurnRecorded) (*runAt, error) {
+	c, from, err := b.turnCommit(run, t)
+	if err != nil || c == nil {
+		return nil, err
 	}
-	return &TurnRecord{Run: req.Run, Turn: req.Turn.Turn}, nil
+	at, err := b.commit(ctx, c, from)
+	if err != nil {
+		return nil, fmt.Errorf("turn %d of run %s: %w", t.Turn, run, err)
+	}
+	return &at, nil
 }
 
 // turnCommit is the commit that records turn t of run, as this host holds
