@@ -107,8 +107,8 @@ func (h *replier) autoApprove(ctx context.Context, project, run, by string) erro
 	if err != nil {
 		return err
 	}
-	if c := inFlight(&r, s); c != nil { // its tickets stay pending for a human
-		return &stepInFlight{run: run, step: s.N, call: c.ID, host: s.Host}
+	if busy := inFlight(&r, s); busy != nil { // its tickets stay pending for a human
+		return busy
 	}
 	w := &progress{run: run, step: s.N, calls: len(s.Calls), from: at(&r), kind: events.KindResolve, limits: cfg.limits, place: cfg.placeAt()}
 	for _, t := range approved {

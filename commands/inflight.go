@@ -17,24 +17,25 @@ import (
 // still open, which every fold refuses. On one host the run's lock orders
 // them; across hosts they wait for the step's results (see inFlight).
 
-// inFlight returns a call of step s that a host is still to settle: not
-// terminal, and not waiting on a pending ticket. Nil when every open call of
-// s waits for a human (or s has none).
-func inFlight(r *projection.RunHeader, s *projection.Step) *projection.Call {
+// inFlight names a call of step s of run r that a host is still to settle:
+// not terminal, and not waiting on a pending ticket. Nil when every open
+// call of s waits for a human (or s has none).
+func inFlight(r *projection.RunHeader, s *projection.Step) *stepInFlight {
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		if c.Terminal() {
 			continue
 		}
 		if t := r.Ticket(c.Ticket); t == nil || !t.Pending() {
-			return c
+			return &stepInFlight{run: r.ID, step: s.N, call: c.ID, host: s.Host}
 		}
 	}
 	return nil
 }
 
-// stepInFlight is the error of a reply that found another call of its
-// step in flight: it waits for the step's results and tries again.
+// stepInFlight is a call in flight as an error: a reply that meets it
+// waits for the step's results and tries again; an automatic approval
+// gives up.
 type stepInFlight struct {
 	run, host, call string
 	step            int

@@ -186,8 +186,8 @@ func (h *replier) replyOnce(ctx context.Context, run string, req ReplyRequest) (
 	if err != nil {
 		return nil, "", err
 	}
-	if c := inFlight(&r, s); c != nil {
-		return nil, "", &stepInFlight{run: run, step: s.N, call: c.ID, host: s.Host}
+	if busy := inFlight(&r, s); busy != nil {
+		return nil, "", busy
 	}
 	cfg = h.config(&r)
 	var ed edited
