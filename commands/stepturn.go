@@ -23,8 +23,9 @@ import (
 // loses the model's response, as a crash before RecordTurn's does.
 //
 // What it saves is measured by bench w8: a turn's commit overlapped with
-// its step's work (turn_ratio 0.84–0.90 with the turn sent with its step,
-// 0.92–1.01 with the turn recorded first, four runs of each, alternated).
+// its step's work (turn_ratio 0.85–0.95 with the turn sent with its step,
+// 0.91–1.01 with the turn recorded first, five runs of each, alternated in
+// one sitting; the README's departures and docs/benchmarks.md say the same).
 
 // checkStepTurn refuses a step's turn that is not the step's: a turn of
 // another number, or whose calls are not the step's (by id and name, in

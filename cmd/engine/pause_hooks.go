@@ -10,8 +10,8 @@ import (
 
 // Test hooks: STEPGATE_AGENT_PAUSE names a point of engine agent's loop
 // (before-request, after-response, after-turn, after-step), and
-// STEPGATE_HOST_PAUSE a point of engine serve's steps (turn-landed: a
-// step's turn is in the log and nothing of the step is), each, after a
+// STEPGATE_HOST_PAUSE a point of engine serve's steps (turn-landed,
+// decided, reply-waits: see commands.Config.Pause), each, after a
 // colon, with which time it is met (default the first); there the process
 // writes the file its _FILE variable names and stops until it is killed
 // or interrupted. The crash-and-resume tests kill it there.
