@@ -12,6 +12,7 @@ import (
 	"github.com/stepgate/stepgate/events"
 	"github.com/stepgate/stepgate/gate"
 	"github.com/stepgate/stepgate/projection"
+	"github.com/stepgate/stepgate/step"
 	"github.com/stepgate/stepgate/step/steptest"
 )
 
@@ -301,4 +302,76 @@ func TestAnAlwaysLeavesAStepWhoseCallRunsOnAnotherHost(t *testing.T) {
 		t.Errorf("run y once answered: %+v, want %q", res.Outcome, want)
 	}
 	noQuarantine(t, a, b)
+}
+
+// A reply waits for a call running on a host that is then gone: the host
+// that takes over its lease settles that call as indeterminate, and the
+// reply, waiting meanwhile, goes on from there and finishes the step.
+func TestAReplyWaitingOnAGoneHostGoesOnAfterTheTakeover(t *testing.T) {
+	s := steptest.Start(t, "")
+	blk := newBlocking(t)
+	gone := startLeased(t, s, blk.reg, "gone", commands.LeaseConfig{Off: true}, 0)
+	waits := newHold("reply-waits")
+	close(waits.release)
+	taker, err := commands.StartHost(ctxT(t), s.JS, blk.reg, commands.HostConfig{StateDir: t.TempDir(),
+		Engine: commands.Config{Host: "b", Pause: waits.pause}, Lease: commands.LeaseConfig{TTL: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = taker.Close() })
+	leases, err := step.OpenLeases(ctxT(t), s.JS, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	info, err := gone.StartRun(ctx, commands.StartRunRequest{Location: t.TempDir(),
+		Rules: []gate.Rule{{Action: "echo_fx", Resource: "*", Effect: gate.Ask}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := blk.closeGate()
+	defer open()
+	submitted := make(chan error, 1)
+	go func() {
+		_, err := gone.SubmitStep(ctx, commands.SubmitStepRequest{Run: info.Run, Step: 1, Calls: []commands.CallRequest{
+			{ID: "long", Tool: "block_fx", Args: json.RawMessage(`{"text":"ran long"}`)},
+			{ID: "asks", Tool: "echo_fx", Args: json.RawMessage(`{"text":"approved"}`)}}})
+		submitted <- err
+	}()
+	<-blk.started
+	caughtUp(t, gone, taker)
+	page, err := tickets(ctx, taker, commands.TicketsRequest{Run: info.Run})
+	if err != nil || len(page) != 1 {
+		t.Fatalf("tickets: %v %v", page, err)
+	}
+	var res *commands.ReplyResult
+	replied := make(chan error, 1)
+	go func() {
+		var err error
+		res, err = taker.Reply(ctx, commands.ReplyRequest{Ticket: page[0].ID, Reply: events.ReplyOnce, Principal: "ops"})
+		replied <- err
+	}()
+	select {
+	case <-waits.reached: // the reply waits for the long call's result
+	case err := <-replied: // it did not wait: what it did is checked below
+		replied <- err
+	}
+	rev, err := leases.Put(ctx, step.Lease{Host: "gone", State: step.LeaseHeld, By: "gone", At: time.Now()}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if won, err := taker.TakeOver(ctx, "gone", rev); !won || err != nil {
+		t.Fatalf("takeover = %v, %v", won, err)
+	}
+	if err := <-replied; err != nil {
+		t.Fatalf("the reply after the takeover: %v", err)
+	}
+	if want := []string{"long: " + commands.IndeterminateResult, "asks: approved"}; res.Outcome == nil || !cmp.Equal(results(res.Outcome), want) {
+		t.Errorf("the reply's outcome: %+v, want %q", res.Outcome, want)
+	}
+	open()
+	if err := <-submitted; commands.Code(err) != commands.CodeConflict {
+		t.Errorf("the gone host's step = %v, want its result refused (code %s)", err, commands.CodeConflict)
+	}
+	noQuarantine(t, gone, taker)
 }
